@@ -1,0 +1,35 @@
+# kjudge — the two set-up commands:
+#   make demo   installs what is missing, builds, judges the shipped examples on the best device
+#   make test   builds and passes the tests (no GPU needed)
+BUILD ?= build
+JOBS ?= $(shell nproc)
+CTEST_ARGS ?=
+
+.PHONY: all deps build demo test test-fast clean gpu-check format
+
+all: build
+
+deps:
+	@bash scripts/install-deps.sh
+
+$(BUILD)/build.ninja: | deps
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+
+build: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	@bash scripts/demo.sh $(BUILD)
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
+
+# The quick subset for iteration: unit tests only.
+test-fast: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L fast
+
+gpu-check:
+	bash scripts/gpu-check.sh
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs what kjudge needs on a fresh Debian/Ubuntu machine, skipping what is already there.
+# Build: cmake, ninja, g++, and the Debian-packaged libraries (CLI11, nlohmann-json, fmt,
+# toml++, SQLite, OpenSSL, libseccomp, GoogleTest).
+set -euo pipefail
+pkgs=(cmake ninja-build g++ make pkg-config libcli11-dev nlohmann-json3-dev libfmt-dev
+      libtomlplusplus-dev libsqlite3-dev libssl-dev libseccomp-dev libgtest-dev)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "install-deps: all packages present"
+fi

@@ -1,0 +1,148 @@
+#include "builder/builder.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <regex>
+
+#include "core/error.hpp"
+#include "core/hash.hpp"
+#include "core/subprocess.hpp"
+
+namespace kjudge {
+
+namespace {
+
+std::filesystem::path include_dir() { return std::filesystem::path(KJUDGE_SOURCE_DIR) / "include"; }
+
+std::string compiler_version(const std::string& compiler) {
+  static std::map<std::string, std::string> memo;
+  if (auto it = memo.find(compiler); it != memo.end()) return it->second;
+  const auto r = run_command({compiler, "--version"}, {.timeout_seconds = 30});
+  std::string v = r.output;
+  if (compiler.find("nvcc") != std::string::npos) {
+    const auto p = v.find("Build ");
+    v = p == std::string::npos ? v : v.substr(p);
+  }
+  v = v.substr(0, v.find('\n'));
+  return memo[compiler] = v;
+}
+
+std::string nvcc_path() {
+  if (const char* n = std::getenv("KJUDGE_NVCC")) return n;
+  if (std::filesystem::exists("/usr/local/cuda/bin/nvcc")) return "/usr/local/cuda/bin/nvcc";
+  return "nvcc";
+}
+
+}  // namespace
+
+std::filesystem::path cache_root() {
+  if (const char* c = std::getenv("KJUDGE_CACHE")) return c;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::filesystem::path(x) / "kjudge";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::filesystem::path(h) / ".cache" / "kjudge";
+  return std::filesystem::temp_directory_path() / "kjudge-cache";
+}
+
+nlohmann::json parse_ptxas_resources(const std::string& diag) {
+  nlohmann::json out = nlohmann::json::array();
+  static const std::regex fn_re(R"(Compiling entry function '([^']+)')");
+  static const std::regex props_re(R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)");
+  static const std::regex used_re(R"(Used (\d+) registers(?:.*?(\d+) bytes smem)?)");
+  std::string current;
+  nlohmann::json cur;
+  std::istringstream in(diag);
+  std::string line;
+  std::smatch m;
+  while (std::getline(in, line)) {
+    if (std::regex_search(line, m, fn_re)) {
+      if (!current.empty()) out.push_back(cur);
+      current = m[1];
+      cur = nlohmann::json{{"kernel", current}};
+    } else if (!current.empty() && std::regex_search(line, m, props_re)) {
+      cur["stack_bytes"] = std::stoi(m[1]);
+      cur["spill_store_bytes"] = std::stoi(m[2]);
+      cur["spill_load_bytes"] = std::stoi(m[3]);
+    } else if (!current.empty() && std::regex_search(line, m, used_re)) {
+      cur["registers"] = std::stoi(m[1]);
+      if (m[2].matched) cur["shared_bytes"] = std::stoi(m[2]);
+    }
+  }
+  if (!current.empty()) out.push_back(cur);
+  return out;
+}
+
+build_result build_candidate(const build_request& r) {
+  build_result b;
+  const std::string src = read_file(r.source);
+  const std::string ext = r.source.extension().string();
+  const bool cuda = r.device == "cuda";
+  if (!cuda && ext != ".cpp" && ext != ".cc" && ext != ".cxx")
+    throw usage_error(r.source.string() + ": a cpu candidate must be a C++ source (.cpp), got '" + ext + "'");
+  if (cuda && ext != ".cu")
+    throw usage_error(r.source.string() + ": a cuda candidate must be a CUDA source (.cu), got '" + ext + "'");
+  b.source_sha256 = sha256_hex(src);
+
+  std::vector<std::string> flags;
+  std::string compiler;
+  if (!cuda) {
+    compiler = std::getenv("CXX") ? std::getenv("CXX") : "g++";
+    flags = {"-std=c++20", "-O3", "-march=native", "-fPIC", "-shared", "-fopenmp", "-w",
+             "-I" + include_dir().string()};
+  } else {
+    compiler = nvcc_path();
+    // sm_90a machine code for Hopper plus PTX so that other GPUs can JIT it.
+    flags = {"-std=c++20", "-O3", "-shared", "-Xcompiler", "-fPIC", "-Xptxas", "-v",
+             "-gencode=arch=compute_90a,code=sm_90a", "-gencode=arch=compute_90,code=compute_90",
+             "-lcublas", "-lcublasLt", "-I" + include_dir().string()};
+  }
+  for (const auto& f : r.extra_flags) flags.push_back(f);
+  b.compiler = compiler_version(compiler);
+  std::string key_material = src + "\n--\n" + read_file(include_dir() / "kjudge" / "candidate.h") + "\n--\n" + b.compiler;
+  for (const auto& f : flags) key_material += "\n" + f;
+  const std::string key = sha256_hex(key_material);
+  const auto dir = cache_root() / "build" / key.substr(0, 2) / key;
+  const auto lib = dir / "candidate.so";
+  const auto diag_file = dir / "diagnostics.txt";
+  b.library = lib;
+  b.command.push_back(compiler);
+  for (const auto& f : flags) b.command.push_back(f);
+  b.command.push_back("-o");
+  b.command.push_back(lib.string());
+  b.command.push_back(std::filesystem::absolute(r.source).string());
+  std::error_code ec;
+  if (std::filesystem::exists(lib, ec)) {
+    b.ok = true;
+    b.cached = true;
+    std::ifstream d(diag_file);
+    b.diagnostics.assign(std::istreambuf_iterator<char>(d), std::istreambuf_iterator<char>());
+    if (cuda) b.resources = parse_ptxas_resources(b.diagnostics);
+    return b;
+  }
+  std::filesystem::create_directories(dir);
+  // Compile to a temporary name and rename, so a concurrent or interrupted build never leaves a
+  // half-written library in the cache.
+  const auto tmp = dir / ("candidate.so.tmp" + std::to_string(::getpid()));
+  std::vector<std::string> cmd = b.command;
+  cmd[cmd.size() - 2] = tmp.string();
+  const auto res = run_command(cmd, {.timeout_seconds = r.timeout_seconds});
+  b.seconds = res.seconds;
+  b.diagnostics = res.output;
+  b.timed_out = res.timed_out;
+  if (res.timed_out) {
+    b.diagnostics += "\ncompilation exceeded the limit of " + std::to_string(static_cast<int>(r.timeout_seconds)) + " s";
+    std::filesystem::remove(tmp, ec);
+    return b;
+  }
+  if (res.exit_status != 0) {
+    std::filesystem::remove(tmp, ec);
+    return b;
+  }
+  std::ofstream(diag_file) << b.diagnostics;
+  std::filesystem::rename(tmp, lib);
+  b.ok = true;
+  if (cuda) b.resources = parse_ptxas_resources(b.diagnostics);
+  return b;
+}
+
+}  // namespace kjudge

@@ -1,0 +1,343 @@
+#include "cli/commands.hpp"
+
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "core/error.hpp"
+#include "core/hash.hpp"
+#include "guards/rules.hpp"
+#include "judge/evaluate.hpp"
+#include "judge/verdict.hpp"
+#include "problem/registry.hpp"
+#include "report/progress.hpp"
+#include "report/report.hpp"
+#include "store/store.hpp"
+
+namespace kjudge::cli {
+
+namespace {
+
+using json = nlohmann::json;
+
+bool color_out() { return ::isatty(1) == 1 && std::getenv("NO_COLOR") == nullptr; }
+
+std::string join(const std::vector<std::string>& v, const char* sep) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
+  return s;
+}
+
+int cmd_list() {
+  const auto all = load_all_problems();
+  std::printf("%-22s %-10s %-12s %s\n", "problem", "dtypes", "check", "description");
+  for (const auto& p : all)
+    std::printf("%-22s %-10s %-12s %s\n", p.name.c_str(), join(p.dtypes, ",").c_str(), p.check.c_str(),
+                p.description.c_str());
+  return 0;
+}
+
+std::string describe_tensors(const std::vector<tensor_spec>& ts) {
+  std::string s;
+  for (const auto& t : ts) {
+    s += (s.empty() ? "" : ", ") + t.name + "[" + join(t.shape, ",") + "]";
+    if (t.dtype != "T") s += ":" + t.dtype;
+  }
+  return s;
+}
+
+std::string describe_case(const case_spec& c) {
+  std::string s;
+  for (const auto& [k, v] : c.symbols) s += (s.empty() ? "" : " ") + k + "=" + std::to_string(v);
+  return s + "  (" + c.distribution + ")";
+}
+
+int cmd_show(const std::string& name) {
+  const problem_spec p = load_problem(name);
+  std::printf("%s — %s\n", p.name.c_str(), p.description.c_str());
+  std::printf("  spec:       %s\n", p.file.string().c_str());
+  std::printf("  dtypes:     %s%s\n", join(p.dtypes, ", ").c_str(), p.tf32_allowed ? " (TF32 permitted)" : "");
+  std::printf("  inputs:     %s\n", describe_tensors(p.inputs).c_str());
+  std::printf("  outputs:    %s\n", describe_tensors(p.outputs).c_str());
+  std::string sc;
+  for (const auto& s : p.scalars) sc += (sc.empty() ? "" : ", ") + s.name + "=" + std::to_string(s.value);
+  std::printf("  scalars:    %s\n", sc.empty() ? "-" : sc.c_str());
+  std::printf("  check:      %s (k=%g)\n", p.check.c_str(), p.conditioning_k);
+  for (const auto& [d, t] : p.tolerances) std::printf("  tolerance:  %s rtol=%g atol=%g\n", d.c_str(), t.rtol, t.atol);
+  std::printf("  cost:       bytes = %s; flops = %s\n", p.cost_bytes.c_str(), p.cost_flops.c_str());
+  if (p.reference_cpp) std::printf("  reference:  %s\n", p.reference_cpp->string().c_str());
+  if (p.reference_cu) std::printf("  reference:  %s (cuda)\n", p.reference_cu->string().c_str());
+  for (const auto& b : p.baselines) std::printf("  baseline:   %s (%s) %s\n", b.name.c_str(), b.device.c_str(), b.source.string().c_str());
+  for (const auto& c : p.public_cases) std::printf("  public:     %s\n", describe_case(c).c_str());
+  for (const auto& [dev, cases] : p.bench_cases)
+    for (const auto& c : cases) std::printf("  bench %-4s  %s\n", dev.c_str(), describe_case(c).c_str());
+  for (const auto& [dev, h] : p.hidden) {
+    std::string r;
+    for (const auto& x : h.ranges) r += (r.empty() ? "" : " ") + x.symbol + "∈[" + std::to_string(x.min) + "," + std::to_string(x.max) + "]";
+    std::printf("  hidden %-4s %d cases, %s, ≤%lld elements, distributions: %s\n", dev.c_str(), h.count, r.c_str(),
+                static_cast<long long>(h.max_elements), join(h.distributions, ", ").c_str());
+  }
+  return 0;
+}
+
+struct eval_flags {
+  std::string device = "cpu";
+  std::string dtype;
+  std::string json_path, md_path, db_path;
+  std::string mode = "cold";
+  double budget = 6.0;
+  bool no_timing = false;
+  bool no_store = false;
+  bool no_sandbox = false;
+  bool quiet = false;
+  bool no_tf32 = false;
+  int hidden = -1;
+  std::string seed;
+  double call_timeout = 30;
+  double memory_limit_mib = 4096;
+};
+
+void add_eval_flags(CLI::App* c, eval_flags& f) {
+  c->add_option("--device", f.device, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
+  c->add_option("--dtype", f.dtype, "dtype variant (default: the problem's first, e.g. f32)");
+  c->add_option("--mode", f.mode, "timing mode: cold (cache flushed before every sample) or warm")
+      ->check(CLI::IsMember({"cold", "warm"}));
+  c->add_option("--budget", f.budget, "timing budget in seconds (rounds stop at the CI target or this cap)");
+  c->add_flag("--no-timing", f.no_timing, "check correctness only");
+  c->add_option("--db", f.db_path, "SQLite store (default: $KJUDGE_DB or ~/.local/share/kjudge/kjudge.db)");
+  c->add_flag("--no-store", f.no_store, "do not record the result in the store");
+  c->add_flag("--no-sandbox", f.no_sandbox, "run the worker without seccomp/landlock (debugging only)");
+  c->add_flag("--no-tf32", f.no_tf32, "forbid TF32 tolerance where the problem would permit it");
+  c->add_option("--hidden", f.hidden, "number of hidden cases (default: the problem's)");
+  c->add_option("--seed", f.seed, "fix the secret seed (hex) to reproduce a run; default: fresh from the OS");
+  c->add_option("--call-timeout", f.call_timeout, "watchdog for one call of the candidate, seconds");
+  c->add_option("--memory-limit", f.memory_limit_mib, "address-space limit of a cpu worker, MiB");
+  c->add_flag("-q,--quiet", f.quiet, "no progress display");
+}
+
+eval_options to_options(const eval_flags& f, const std::string& problem, const std::string& candidate) {
+  eval_options o;
+  o.problem = problem;
+  o.candidate = candidate;
+  o.device = f.device;
+  if (!f.dtype.empty()) o.dtype = f.dtype;
+  o.mode = f.mode;
+  o.timing = !f.no_timing;
+  o.timing_budget_seconds = f.budget;
+  o.sandbox = !f.no_sandbox;
+  o.tf32 = !f.no_tf32;
+  o.hidden_count = f.hidden;
+  o.call_timeout_seconds = f.call_timeout;
+  o.memory_limit_bytes = static_cast<std::size_t>(f.memory_limit_mib * 1024 * 1024);
+  if (f.call_timeout <= 0) throw usage_error("--call-timeout: expected a positive number of seconds");
+  if (!f.seed.empty()) {
+    try {
+      o.secret_seed = std::stoull(f.seed, nullptr, 16);
+    } catch (const std::exception&) {
+      throw usage_error("--seed " + f.seed + ": expected a hexadecimal number");
+    }
+  }
+  if (f.budget <= 0) throw usage_error("--budget " + std::to_string(f.budget) + ": expected a positive number of seconds");
+  return o;
+}
+
+json run_eval(const eval_flags& f, const std::string& problem, const std::string& candidate, const std::string& label) {
+  eval_options o = to_options(f, problem, candidate);
+  progress_line pl(!f.quiet);
+  o.progress = [&](const std::string& phase, int done, int total, const std::string& note) {
+    pl.update(label, phase, done, total, note);
+  };
+  json r = evaluate(o);
+  pl.clear();
+  return r;
+}
+
+void store_result(const eval_flags& f, const json& r, const std::string& candidate) {
+  if (f.no_store) return;
+  if (r["verdict"]["status"] == "bad_input") return;
+  store db(f.db_path.empty() ? default_db_path() : std::filesystem::path(f.db_path));
+  std::string source;
+  try {
+    source = read_file(candidate);
+  } catch (const std::exception&) {
+  }
+  db.add_evaluation(r, source);
+}
+
+int cmd_eval(const eval_flags& f, const std::string& problem, const std::string& candidate) {
+  const json r = run_eval(f, problem, candidate, std::filesystem::path(candidate).filename().string());
+  store_result(f, r, candidate);
+  if (!f.json_path.empty()) write_json_file(f.json_path, r);
+  if (!f.md_path.empty()) {
+    std::ofstream md(f.md_path);
+    if (!md) throw usage_error(f.md_path + ": cannot be written");
+    md << render_markdown(r);
+  }
+  std::cout << render_console(r, color_out());
+  const auto st = r["verdict"]["status"].get<std::string>();
+  if (st == "bad_input") return 2;
+  return verdict_is_ok(st) ? 0 : 1;
+}
+
+int cmd_validate(const eval_flags& f, const std::string& problem, bool all) {
+  if (!all && problem.empty()) throw usage_error("validate: give a PROBLEM or --all");
+  std::vector<problem_spec> problems;
+  if (all) problems = load_all_problems();
+  else problems.push_back(load_problem(problem));
+  int failures = 0;
+  std::printf("A/A validation: the reference judged as a candidate against itself (%s, %s)\n", f.device.c_str(), f.mode.c_str());
+  std::vector<std::string> lines;
+  for (const auto& p : problems) {
+    if (!p.reference_cpp) continue;
+    eval_flags g = f;
+    g.no_store = true;
+    const json r = run_eval(g, p.dir.string(), p.reference_cpp->string(), p.name + " (A/A)");
+    const std::string st = r["verdict"]["status"].get<std::string>();
+    char line[512];
+    if (!verdict_is_ok(st) || !r["speedup"].is_object() || !r["speedup"]["per_baseline"].contains("reference")) {
+      std::snprintf(line, sizeof line, "%-22s FAIL  verdict %s: %s", p.name.c_str(), st.c_str(),
+                    r["verdict"]["reasons"].empty() ? "" : r["verdict"]["reasons"][0].get<std::string>().c_str());
+      ++failures;
+    } else {
+      const auto& s = r["speedup"]["per_baseline"]["reference"];
+      const double med = s["median"], lo = s["ci95"][0], hi = s["ci95"][1];
+      const bool ok = med >= 0.98 && med <= 1.02 && lo <= 1.0 && hi >= 1.0;
+      if (!ok) ++failures;
+      std::snprintf(line, sizeof line, "%-22s %-4s  ratio %.4f  95%% CI [%.4f, %.4f]  (%d rounds, %s)", p.name.c_str(),
+                    ok ? "ok" : "FAIL", med, lo, hi, r["timing"]["rounds"].get<int>(), f.mode.c_str());
+    }
+    std::printf("%s\n", line);
+    std::fflush(stdout);
+  }
+  std::printf("%zu problem(s), %d failed (criterion: ratio in [0.98, 1.02] and the CI contains 1)\n", problems.size(), failures);
+  return failures == 0 ? 0 : 1;
+}
+
+int cmd_history(const std::string& problem, const std::string& db_path, int limit) {
+  store db(db_path.empty() ? default_db_path() : std::filesystem::path(db_path));
+  const auto rows = db.history(problem, limit);
+  if (rows.empty()) {
+    std::printf("no evaluations of %s in %s\n", problem.c_str(), db.path().string().c_str());
+    return 0;
+  }
+  std::cout << render_history(rows);
+  return 0;
+}
+
+int cmd_rules() {
+  for (const auto& r : all_rules())
+    std::printf("%-22s %-14s %s\n", std::string(r.name).c_str(), std::string(verdict_status_name(r.status)).c_str(),
+                std::string(r.description).c_str());
+  return 0;
+}
+
+// Judges every shipped example (examples/<problem>/*.cpp, or *.cu on cuda) and prints the
+// verdict table; results go to the store.
+int cmd_demo(const eval_flags& f, const std::string& examples_dir) {
+  namespace fs = std::filesystem;
+  const fs::path root = examples_dir.empty() ? fs::path(KJUDGE_SOURCE_DIR) / "examples" : fs::path(examples_dir);
+  if (!fs::is_directory(root)) throw usage_error(root.string() + ": no such directory");
+  const std::string ext = f.device == "cuda" ? ".cu" : ".cpp";
+  std::vector<std::pair<std::string, fs::path>> jobs;
+  for (const auto& pd : fs::directory_iterator(root)) {
+    if (!pd.is_directory()) continue;
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(pd.path()))
+      if (e.path().extension() == ext) files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    for (const auto& file : files) jobs.emplace_back(pd.path().filename().string(), file);
+  }
+  std::sort(jobs.begin(), jobs.end());
+  std::printf("kjudge demo: %zu example candidates on %s (%s timing, budget %.1f s each)\n", jobs.size(), f.device.c_str(),
+              f.mode.c_str(), f.budget);
+  std::fflush(stdout);
+  std::vector<json> results;
+  int i = 0;
+  for (const auto& [problem, file] : jobs) {
+    ++i;
+    const std::string label = "[" + std::to_string(i) + "/" + std::to_string(jobs.size()) + "] " + problem + "/" + file.filename().string();
+    json r = run_eval(f, problem, file.string(), label);
+    store_result(f, r, file.string());
+    const auto& v = r["verdict"];
+    std::printf("%-48s %s%s\n", label.c_str(), v["status"].get<std::string>().c_str(),
+                v["rule"].is_string() ? (" (" + v["rule"].get<std::string>() + ")").c_str() : "");
+    std::fflush(stdout);
+    results.push_back(std::move(r));
+  }
+  std::printf("\n");
+  std::cout << render_verdict_table(results, color_out());
+  std::printf("results stored in %s\n", (f.db_path.empty() ? default_db_path() : fs::path(f.db_path)).string().c_str());
+  return 0;
+}
+
+}  // namespace
+
+int run(int argc, char** argv) {
+  CLI::App app{"kjudge — a judge for compute kernels: correct on every valid input, and really faster than the strongest baseline?"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("kjudge ") + KJUDGE_VERSION);
+
+  app.add_subcommand("list", "list the problems of the suite");
+  auto* show = app.add_subcommand("show", "show a problem's signature, cases, tolerances and cost model");
+  std::string problem, candidate;
+  show->add_option("PROBLEM", problem, "suite name or path to a problem directory")->required();
+
+  eval_flags ef;
+  auto* eval = app.add_subcommand("eval", "judge a candidate: exit 0 correct, 1 rejected, 2 bad input, 3 internal error");
+  eval->add_option("PROBLEM", problem, "suite name or path to a problem directory")->required();
+  eval->add_option("CANDIDATE", candidate, "candidate source (.cpp for cpu, .cu for cuda)")->required();
+  add_eval_flags(eval, ef);
+  eval->add_option("--json", ef.json_path, "write the result document (schema kjudge.result/1)");
+  eval->add_option("--md", ef.md_path, "write a Markdown report");
+
+  eval_flags vf;
+  bool all = false;
+  auto* validate = app.add_subcommand("validate", "A/A check: the reference judged as a candidate; ratio and CI");
+  validate->add_option("PROBLEM", problem, "suite name or path");
+  validate->add_flag("--all", all, "every problem of the suite");
+  add_eval_flags(validate, vf);
+
+  std::string db_path;
+  int limit = 20;
+  auto* history = app.add_subcommand("history", "past evaluations of a problem from the store");
+  history->add_option("PROBLEM", problem, "problem name")->required();
+  history->add_option("--db", db_path, "SQLite store");
+  history->add_option("--limit", limit, "rows to show");
+
+  app.add_subcommand("rules", "the named correctness and anti-cheat rules");
+
+  eval_flags df;
+  df.budget = 3.0;
+  std::string examples_dir;
+  auto* demo = app.add_subcommand("demo", "judge the shipped examples (honest and cheating) and print the verdict table");
+  add_eval_flags(demo, df);
+  demo->add_option("--examples", examples_dir, "examples directory (default: the repository's examples/)");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;
+  }
+  if (app.got_subcommand("list")) return cmd_list();
+  if (app.got_subcommand("show")) return cmd_show(problem);
+  if (app.got_subcommand("eval")) return cmd_eval(ef, problem, candidate);
+  if (app.got_subcommand("validate")) return cmd_validate(vf, problem, all);
+  if (app.got_subcommand("history")) return cmd_history(problem, db_path, limit);
+  if (app.got_subcommand("rules")) return cmd_rules();
+  if (app.got_subcommand("demo")) return cmd_demo(df, examples_dir);
+  return 2;
+}
+
+}  // namespace kjudge::cli

@@ -1,0 +1,45 @@
+#include "guards/rules.hpp"
+
+#include <stdexcept>
+#include <string>
+
+namespace kjudge {
+
+const std::vector<rule_info>& all_rules() {
+  static const std::vector<rule_info> rules{
+      {"tolerance", verdict_status::wrong_result,
+       "output differs from the float64 reference beyond the dtype's tolerance (conditioning-aware)"},
+      {"unwritten_output", verdict_status::wrong_result,
+       "output elements still hold the poison written before the call"},
+      {"nan_mismatch", verdict_status::wrong_result,
+       "NaN/Inf where the reference is finite, or finite where it is NaN/Inf"},
+      {"nondeterministic", verdict_status::wrong_result,
+       "two calls on the same inputs disagree beyond tolerance"},
+      {"nonzero_return", verdict_status::runtime_error, "kj_run returned a nonzero status"},
+      {"input_modified", verdict_status::hack, "the call changed its input tensors"},
+      {"out_of_bounds_write", verdict_status::hack,
+       "bytes in a guard zone before or after a buffer changed during the call"},
+      {"deferred_work", verdict_status::hack,
+       "outputs kept changing after the call returned (work left on another thread or stream)"},
+      {"timed_output_mismatch", verdict_status::hack,
+       "a randomly rechecked timed call produced a wrong output while checked calls were right"},
+      {"timer_tamper", verdict_status::hack,
+       "reported times disagree with the controller's own clock"},
+      {"forged_message", verdict_status::hack,
+       "a message on the worker channel failed the token, sequence or format checks"},
+      {"sandbox_violation", verdict_status::hack,
+       "a forbidden system call (network, ptrace, new process, signals to others)"},
+      {"early_exit", verdict_status::hack, "the worker process exited while a call was pending"},
+      {"faster_than_light", verdict_status::hack,
+       "faster than the device's measured memory or compute ceiling allows"},
+  };
+  return rules;
+}
+
+const rule_info& rule(std::string_view name) {
+  for (const auto& r : all_rules())
+    if (r.name == name) return r;
+  throw std::out_of_range("unknown rule " + std::string(name));
+}
+
+}  // namespace kjudge

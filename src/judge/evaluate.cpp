@@ -1,0 +1,638 @@
+#include "judge/evaluate.hpp"
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <ctime>
+#include <random>
+
+#include "builder/builder.hpp"
+#include "core/error.hpp"
+#include "core/hash.hpp"
+#include "guards/rules.hpp"
+#include "judge/verdict.hpp"
+#include "oracle/oracle.hpp"
+#include "planner/planner.hpp"
+#include "pool/worker_process.hpp"
+#include "problem/registry.hpp"
+#include "protocol/messages.hpp"
+#include "stats/stats.hpp"
+
+namespace kjudge {
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+double since(clock_type::time_point t0) {
+  return std::chrono::duration<double>(clock_type::now() - t0).count();
+}
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  ::gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// Why a candidate was rejected; thrown inside the pipeline, caught in evaluate() and turned into
+// the result's verdict. Never escapes evaluate().
+struct rejection {
+  verdict v;
+};
+
+[[noreturn]] void reject(verdict_status s, std::string rule, std::vector<std::string> reasons,
+                         json evidence = nullptr) {
+  verdict v;
+  v.status = s;
+  v.rule = std::move(rule);
+  v.reasons = std::move(reasons);
+  v.evidence = std::move(evidence);
+  throw rejection{std::move(v)};
+}
+
+[[noreturn]] void reject_rule(const std::string& rule_name, std::vector<std::string> reasons,
+                              json evidence = nullptr) {
+  reject(rule(rule_name).status, rule_name, std::move(reasons), std::move(evidence));
+}
+
+// Turns a worker failure during `what` into a verdict.
+[[noreturn]] void reject_failure(const worker_failure& f, const std::string& what) {
+  json ev{{"during", what}, {"signal", f.signal}, {"exit_status", f.exit_status},
+          {"max_rss_kib", f.max_rss_kb}, {"worker_log_tail", f.log_tail}};
+  const std::string msg = f.message + " (during " + what + ")";
+  switch (f.kind) {
+    case worker_fault::crash: reject(verdict_status::crash, "", {msg}, ev);
+    case worker_fault::timeout: reject(verdict_status::timeout, "", {msg}, ev);
+    case worker_fault::resource_limit: reject(verdict_status::resource_limit, "", {msg}, ev);
+    case worker_fault::sandbox_violation: reject_rule("sandbox_violation", {msg}, ev);
+    case worker_fault::forged_message: reject_rule("forged_message", {msg}, ev);
+    case worker_fault::early_exit: reject_rule("early_exit", {msg}, ev);
+    case worker_fault::worker_error:
+      if (f.error_kind == "bad_input") reject(verdict_status::bad_input, "", {f.message}, ev);
+      if (f.error_kind == "resource_limit") reject(verdict_status::resource_limit, "", {msg}, ev);
+      if (f.error_kind == "runtime_error") reject(verdict_status::runtime_error, "", {msg}, ev);
+      throw internal_error("worker error during " + what + ": " + f.message);
+  }
+  throw internal_error("unclassified worker failure");
+}
+
+json get_json(worker_reply&& r, const std::string& what, const std::string& expected_type) {
+  if (std::holds_alternative<worker_failure>(r)) reject_failure(std::get<worker_failure>(r), what);
+  json j = std::get<json>(std::move(r));
+  if (j.value("type", "") != expected_type)
+    reject_rule("forged_message", {"expected '" + expected_type + "' during " + what + ", got '" +
+                                   j.value("type", "?") + "'"});
+  return j;
+}
+
+call_spec to_call(const planned_case& c) {
+  call_spec s;
+  s.inputs = c.inputs;
+  s.outputs = c.outputs;
+  s.scalars = c.scalars;
+  s.distribution = c.distribution;
+  s.seed = c.seed;
+  return s;
+}
+
+host_tensor tensor_from_arena(shared_arena& a, const arena_slot& s, tensor_desc d) {
+  host_tensor t(std::move(d));
+  std::memcpy(t.data(), a.at(s.offset, s.bytes), std::min(s.bytes, t.nbytes()));
+  return t;
+}
+
+// The reference's view of one call: float64 outputs, same-dtype outputs, generated inputs.
+struct reference_data {
+  std::vector<host_tensor> ref64, ref_same, inputs;
+  [[nodiscard]] bool finite() const {
+    for (const auto& t : ref64) {
+      const auto* p = static_cast<const double*>(t.data());
+      for (std::size_t i = 0; i < t.numel(); ++i)
+        if (!std::isfinite(p[i])) return false;
+    }
+    return true;
+  }
+};
+
+reference_data run_reference(worker_process& ref, const call_spec& c) {
+  json r = get_json(ref.request(json{{"type", "reference"}, {"call", to_json(c)}}, 600), "the reference", "referenced");
+  if (r.value("rc", 0) != 0 || r.value("rc64", 0) != 0)
+    throw internal_error("the reference returned an error status on its own inputs");
+  const auto layout = reference_layout(c);
+  reference_data d;
+  for (std::size_t i = 0; i < c.outputs.size(); ++i) {
+    tensor_desc d64 = c.outputs[i];
+    d64.type = dtype::f64;
+    d.ref64.push_back(tensor_from_arena(ref.arena(), find_slot(layout, slot_kind::ref64, int(i)), d64));
+    d.ref_same.push_back(tensor_from_arena(ref.arena(), find_slot(layout, slot_kind::ref_same, int(i)), c.outputs[i]));
+  }
+  for (std::size_t i = 0; i < c.inputs.size(); ++i)
+    d.inputs.push_back(tensor_from_arena(ref.arena(), find_slot(layout, slot_kind::input_generated, int(i)), c.inputs[i].desc));
+  return d;
+}
+
+json guard_evidence(const json& guards, const std::string& case_id) {
+  json ev = guards;
+  for (auto& g : ev) g["case"] = case_id;
+  return ev;
+}
+
+std::string describe_guard(const json& g) {
+  return std::to_string(g.value("bytes_changed", 0)) + " byte(s) changed in the guard zone " +
+         g.value("side", "?") + " " + g.value("buffer", "?") + ", the nearest " +
+         std::to_string(g.value("offset", 0)) + " byte(s) from its edge";
+}
+
+json worst_json(const compare_result& c) {
+  if (!c.worst) return nullptr;
+  return json{{"index", c.worst->coords}, {"flat_index", c.worst->index}, {"out", c.worst->out},
+              {"ref", c.worst->ref}, {"ref_same", c.worst->ref_same}, {"abs_err", c.worst->abs_err},
+              {"rel_err", c.worst->rel_err}, {"allowed", c.worst->allowed}};
+}
+
+// Checks a call's exported outputs and inputs against the reference. Returns the case entry;
+// rejects on the first violation.
+struct call_check {
+  std::string context;  // "case hidden-3" / "timed call 17 of round 4"
+  const planned_case* pc = nullptr;
+};
+
+json check_outputs(shared_arena& arena, const call_spec& c, const std::vector<arena_slot>& layout,
+                   slot_kind out_kind, const reference_data& ref, const tolerance& tol, double k,
+                   const call_check& ctx, const json& base_entry, bool is_timed) {
+  json entry = base_entry;
+  double max_abs = 0, max_rel = 0, norm_rel = 0;
+  std::size_t n_bad = 0, n_unwritten = 0;
+  json worst = nullptr;
+  for (std::size_t i = 0; i < c.outputs.size(); ++i) {
+    const host_tensor out = tensor_from_arena(arena, find_slot(layout, out_kind, int(i)), c.outputs[i]);
+    const compare_result cr = compare_output(out, ref.ref64[i], ref.ref_same[i], tol, k);
+    max_abs = std::max(max_abs, cr.max_abs_err);
+    max_rel = std::max(max_rel, cr.max_rel_err);
+    norm_rel = std::max(norm_rel, cr.norm_rel_err);
+    n_bad += cr.n_bad;
+    n_unwritten += cr.n_unwritten;
+    if (worst.is_null()) worst = worst_json(cr);
+    if (!cr.pass) {
+      entry.update(json{{"status", "fail"}, {"max_abs_err", cr.max_abs_err}, {"max_rel_err", cr.max_rel_err},
+                        {"norm_rel_err", cr.norm_rel_err}, {"n_bad", cr.n_bad}, {"n_unwritten", cr.n_unwritten},
+                        {"worst", worst_json(cr)}, {"output", c.outputs[i].name},
+                        {"message", "output " + c.outputs[i].name + ": " + cr.reason}});
+      std::string rule_name = cr.n_unwritten > 0 ? "unwritten_output"
+                              : cr.n_nan_mismatch > 0 ? "nan_mismatch" : "tolerance";
+      if (is_timed) rule_name = "timed_output_mismatch";
+      std::vector<std::string> reasons{
+          ctx.context + " (" + ctx.pc->shape_string() + ", distribution " + c.distribution + ", seed " +
+              seed_hex(c.seed) + "): output " + c.outputs[i].name + ": " + cr.reason,
+          "max abs err " + std::to_string(cr.max_abs_err) + ", max rel err " + std::to_string(cr.max_rel_err) +
+              ", norm rel err " + std::to_string(cr.norm_rel_err) + " (allowed " + std::to_string(cr.norm_allowed) + ")"};
+      throw rejection{verdict{rule(rule_name).status, rule_name, reasons, json{{"case", entry}}}};
+    }
+  }
+  entry.update(json{{"status", "pass"}, {"max_abs_err", max_abs}, {"max_rel_err", max_rel},
+                    {"norm_rel_err", norm_rel}, {"n_bad", n_bad}, {"n_unwritten", n_unwritten}, {"worst", worst}});
+  return entry;
+}
+
+void check_inputs_unchanged(shared_arena& arena, const call_spec& c, const std::vector<arena_slot>& layout,
+                            const reference_data& ref, const std::string& context) {
+  for (std::size_t i = 0; i < c.inputs.size(); ++i) {
+    const auto& s = find_slot(layout, slot_kind::input_after, int(i));
+    const std::byte* after = arena.at(s.offset, s.bytes);
+    const auto* before = static_cast<const std::byte*>(ref.inputs[i].data());
+    if (std::memcmp(after, before, s.bytes) != 0) {
+      std::size_t first = 0, changed = 0;
+      const std::size_t es = dtype_size(c.inputs[i].desc.type);
+      for (std::size_t e = 0; e < ref.inputs[i].numel(); ++e)
+        if (std::memcmp(after + e * es, before + e * es, es) != 0) {
+          if (changed++ == 0) first = e;
+        }
+      const double was = ref.inputs[i].get(first);
+      const double now = load_as_double(after, c.inputs[i].desc.type, first);
+      reject_rule("input_modified",
+                  {context + ": input " + c.inputs[i].desc.name + " changed by the call: " + std::to_string(changed) +
+                   " element(s), first at flat index " + std::to_string(first) + " (" + std::to_string(was) +
+                   " -> " + std::to_string(now) + ")"},
+                  json{{"input", c.inputs[i].desc.name}, {"elements_changed", changed}, {"first_index", first},
+                       {"before", was}, {"after", now}});
+    }
+  }
+}
+
+void check_evidence(const json& ev, const std::string& context) {
+  if (ev.contains("guards") && !ev["guards"].empty())
+    reject_rule("out_of_bounds_write", {context + ": " + describe_guard(ev["guards"][0])},
+                json{{"guards", guard_evidence(ev["guards"], context)}});
+  if (ev.contains("deferred") && !ev["deferred"].empty()) {
+    const auto& d = ev["deferred"][0];
+    reject_rule("deferred_work",
+                {context + ": " + d.value("buffer", "?") + " changed " + std::to_string(d.value("after_us", 0)) +
+                 " us after the call returned (" + std::to_string(d.value("bytes_changed", 0)) + " bytes)"},
+                json{{"deferred", ev["deferred"]}, {"context", context}});
+  }
+}
+
+json environment_json(const json& worker_env) {
+  utsname u{};
+  ::uname(&u);
+  char host[256] = {0};
+  ::gethostname(host, sizeof host - 1);
+  json env = worker_env;
+  env["host"] = host;
+  env["os"] = std::string(u.sysname) + " " + u.release + " " + u.machine;
+  env["kjudge_version"] = KJUDGE_VERSION;
+  return env;
+}
+
+struct timed_party {
+  std::string name;
+  std::filesystem::path source;
+  std::string sha256;
+  worker_process* worker = nullptr;
+  bool is_candidate = false;
+};
+
+}  // namespace
+
+json evaluate(const eval_options& o) {
+  const auto t_start = clock_type::now();
+  auto progress = [&](const std::string& phase, int done, int total, const std::string& note) {
+    if (o.progress) o.progress(phase, done, total, note);
+  };
+
+  const problem_spec p = load_problem(o.problem);
+  dtype variant;
+  {
+    const std::string want = o.dtype.value_or(p.dtypes.empty() ? "f32" : p.dtypes.front());
+    const auto t = parse_dtype(want);
+    if (!t || std::find(p.dtypes.begin(), p.dtypes.end(), std::string(dtype_name(*t))) == p.dtypes.end()) {
+      std::string known;
+      for (const auto& d : p.dtypes) known += (known.empty() ? "" : ", ") + d;
+      throw usage_error("--dtype " + want + ": problem " + p.name + " supports " + known);
+    }
+    variant = *t;
+  }
+  if (o.device != "cpu" && o.device != "cuda") throw usage_error("--device " + o.device + ": expected cpu or cuda");
+  if (o.mode != "cold" && o.mode != "warm") throw usage_error("--mode " + o.mode + ": expected cold or warm");
+  if (!p.reference_cpp) throw usage_error(p.file.string() + ": the problem declares no C++ reference ([references] cpp)");
+  const std::string source = read_file(o.candidate);
+  const std::string candidate_sha = sha256_hex(source);
+  const tolerance tol = tolerance_for(p, variant, o.tf32 && p.tf32_allowed);
+
+  json result{{"schema", "kjudge.result/1"},
+              {"kjudge_version", KJUDGE_VERSION},
+              {"created_at", utc_now()},
+              {"problem", {{"name", p.name}, {"dtype", std::string(dtype_name(variant))}, {"device", o.device},
+                           {"spec", p.file.string()}}},
+              {"candidate", {{"path", std::filesystem::absolute(o.candidate).string()}, {"sha256", candidate_sha}, {"info", ""}}},
+              {"device", o.device},
+              {"mode", o.mode},
+              {"tolerance", {{"rtol", tol.rtol}, {"atol", tol.atol}, {"k", p.conditioning_k},
+                             {"tf32", o.tf32 && p.tf32_allowed}}},
+              {"cases", json::array()},
+              {"timing", nullptr},
+              {"speedup", nullptr},
+              {"baselines", json::array()},
+              {"memory", nullptr},
+              {"build", nullptr},
+              {"env", nullptr}};
+
+  plan_options po;
+  po.device = o.device;
+  po.variant = variant;
+  po.secret_seed = o.secret_seed.value_or(fresh_secret_seed());
+  po.hidden_count = o.hidden_count;
+  const case_plan plan = plan_cases(p, po);
+  std::uint64_t secret = po.secret_seed;
+  std::mt19937_64 decision_rng(mix_seed(secret, 0x7265636865636bULL));  // recheck choices
+
+  const auto scratch_root = cache_root() / "scratch" / (std::to_string(::getpid()) + "-" + candidate_sha.substr(0, 12));
+  std::vector<std::unique_ptr<worker_process>> workers;  // kept alive until the end
+
+  auto finish = [&](const verdict& v) {
+    result["verdict"] = v.to_json();
+    result["time_to_verdict_s"] = since(t_start);
+    for (auto& w : workers) w->stop();
+    std::error_code ec;
+    std::filesystem::remove_all(scratch_root, ec);
+    return result;
+  };
+
+  try {
+    // Build: the reference and baselines (trusted, cached) and the candidate.
+    progress("build", 0, 1, o.candidate.filename().string());
+    build_request ref_req{*p.reference_cpp, "cpu"};
+    const build_result ref_build = build_candidate(ref_req);
+    if (!ref_build.ok) throw internal_error("the reference of " + p.name + " does not compile:\n" + ref_build.diagnostics);
+    const build_result cand_build = build_candidate(build_request{o.candidate, o.device});
+    result["build"] = json{{"compiler", cand_build.compiler}, {"command", cand_build.command},
+                           {"seconds", cand_build.seconds}, {"cached", cand_build.cached},
+                           {"resources", cand_build.resources}};
+    progress("build", 1, 1, cand_build.cached ? "cached" : "compiled");
+    if (!cand_build.ok) {
+      std::string diag = cand_build.diagnostics;
+      if (diag.size() > 8000) diag = diag.substr(0, 8000) + "\n[... truncated]";
+      reject(verdict_status::compile_error, "",
+             {cand_build.timed_out ? "compilation timed out" : "compilation failed", diag});
+    }
+
+    // Arena: the largest call of the plan, for both layouts.
+    std::size_t arena = 1 << 16;
+    auto account = [&](const planned_case& c) {
+      const call_spec s = to_call(c);
+      arena = std::max({arena, layout_bytes(candidate_layout(s, 2)), layout_bytes(reference_layout(s))});
+    };
+    for (const auto& c : plan.public_cases) account(c);
+    for (const auto& c : plan.hidden_cases) account(c);
+    for (const auto& c : plan.bench_cases) account(c);
+
+    auto start_worker = [&](const std::filesystem::path& lib, const std::string& role, const std::string& label) -> worker_process* {
+      worker_options wo;
+      wo.backend = o.device;
+      wo.library = lib;
+      wo.role = role;
+      wo.arena_bytes = arena;
+      wo.memory_limit_bytes = o.device == "cuda" ? 0 : o.memory_limit_bytes;
+      wo.sandbox = o.sandbox;
+      wo.scratch_dir = scratch_root / label;
+      auto r = worker_process::start(wo);
+      if (std::holds_alternative<worker_failure>(r)) {
+        const auto& f = std::get<worker_failure>(r);
+        if (role != "candidate") throw internal_error("the " + label + " worker failed to start: " + f.message + "\n" + f.log_tail);
+        reject_failure(f, "loading the candidate");
+      }
+      workers.push_back(std::make_unique<worker_process>(std::get<worker_process>(std::move(r))));
+      return workers.back().get();
+    };
+    // The reference always runs on the host in its own worker (the oracle's data source).
+    worker_options ref_wo;
+    worker_process* ref = nullptr;
+    {
+      worker_options wo;
+      wo.backend = "cpu";
+      wo.library = ref_build.library;
+      wo.role = "reference";
+      wo.arena_bytes = arena;
+      wo.memory_limit_bytes = 0;
+      wo.sandbox = o.sandbox;
+      wo.scratch_dir = scratch_root / "reference";
+      auto r = worker_process::start(wo);
+      if (std::holds_alternative<worker_failure>(r))
+        throw internal_error("the reference worker failed to start: " + std::get<worker_failure>(r).message + "\n" +
+                             std::get<worker_failure>(r).log_tail);
+      workers.push_back(std::make_unique<worker_process>(std::get<worker_process>(std::move(r))));
+      ref = workers.back().get();
+    }
+    worker_process* cand = start_worker(cand_build.library, "candidate", "candidate");
+    result["candidate"]["info"] = cand->ready().value("info", "");
+    result["env"] = environment_json(cand->ready().value("env", json::object()));
+
+    // Correctness: public cases, then hidden cases; a few repeated for determinism.
+    std::vector<const planned_case*> checks;
+    for (const auto& c : plan.public_cases) checks.push_back(&c);
+    for (const auto& c : plan.hidden_cases) checks.push_back(&c);
+    int done = 0;
+    int repeats_left_hidden = 2;
+    for (const planned_case* pc : checks) {
+      const bool hidden = pc->kind == case_kind::hidden_case;
+      progress(hidden ? "hidden" : "public", done, static_cast<int>(checks.size()), pc->id + " " + pc->shape_string());
+      call_spec call = to_call(*pc);
+      reference_data rd = run_reference(*ref, call);
+      // A hidden case whose reference is not finite is redrawn (DESIGN.md §3).
+      for (int attempt = 1; hidden && !rd.finite() && attempt <= 8; ++attempt) {
+        call.seed = mix_seed(pc->seed, static_cast<std::uint64_t>(attempt));
+        rd = run_reference(*ref, call);
+      }
+      if (hidden && !rd.finite()) {
+        ++done;
+        result["cases"].push_back(json{{"id", pc->id}, {"kind", "hidden"}, {"shape", pc->shape_string()},
+                                       {"symbols", pc->symbols}, {"distribution", pc->distribution},
+                                       {"seed", seed_hex(call.seed)}, {"status", "skipped"},
+                                       {"message", "reference not finite on 9 draws; case skipped"}});
+        continue;
+      }
+      const int repeats = (!hidden || repeats_left_hidden-- > 0) ? 2 : 1;
+      const std::string context = "case " + pc->id;
+      json ran = get_json(cand->request(json{{"type", "run"}, {"call", to_json(call)}, {"repeats", repeats}},
+                                        o.call_timeout_seconds * repeats),
+                          context, "ran");
+      json base{{"id", pc->id}, {"kind", std::string(case_kind_name(pc->kind))}, {"shape", pc->shape_string()},
+                {"symbols", pc->symbols}, {"distribution", call.distribution}, {"seed", seed_hex(call.seed)}};
+      for (const auto& rc : ran["rc"])
+        if (rc.get<int>() != 0)
+          reject_rule("nonzero_return",
+                      {context + " (" + pc->shape_string() + "): kj_run returned " + rc.dump() +
+                       (ran.value("exception", "").empty() ? "" : " (exception: " + ran.value("exception", "") + ")")},
+                      json{{"case", base}});
+      check_evidence(ran, context);
+      const auto layout = candidate_layout(call, repeats);
+      check_inputs_unchanged(cand->arena(), call, layout, rd, context);
+      json entry = check_outputs(cand->arena(), call, layout, slot_kind::output, rd, tol, p.conditioning_k,
+                                 call_check{context, pc}, base, false);
+      if (repeats == 2) {
+        bool bitwise = true;
+        for (std::size_t i = 0; i < call.outputs.size(); ++i) {
+          const host_tensor a = tensor_from_arena(cand->arena(), find_slot(layout, slot_kind::output, int(i)), call.outputs[i]);
+          const host_tensor b = tensor_from_arena(cand->arena(), find_slot(layout, slot_kind::output_repeat, int(i)), call.outputs[i]);
+          const determinism_result dr = compare_runs(a, b, tol);
+          bitwise = bitwise && dr.bitwise_equal;
+          if (!dr.within_tolerance)
+            reject_rule("nondeterministic",
+                        {context + ": two calls on the same inputs disagree beyond tolerance: max abs diff " +
+                         std::to_string(dr.max_abs_diff) + ", first at flat index " + std::to_string(dr.first_diff_index)},
+                        json{{"case", entry}});
+          check_outputs(cand->arena(), call, layout, slot_kind::output_repeat, rd, tol, p.conditioning_k,
+                        call_check{context + " (repeat)", pc}, base, false);
+        }
+        entry["deterministic"] = bitwise ? "bitwise" : "within tolerance";
+      }
+      result["cases"].push_back(entry);
+      ++done;
+    }
+    progress("hidden", done, static_cast<int>(checks.size()), "all cases correct");
+
+    if (!o.timing) {
+      verdict v;
+      v.status = verdict_status::ok_not_faster;
+      v.reasons = {"correct on " + std::to_string(done) + " cases; timing skipped (--no-timing)"};
+      return finish(v);
+    }
+
+    // Timing: the candidate and every baseline, each in its own worker, in interleaved rounds.
+    std::vector<timed_party> parties;
+    parties.push_back({"candidate", o.candidate, candidate_sha, cand, true});
+    parties.push_back({"reference", *p.reference_cpp, sha256_hex(read_file(*p.reference_cpp)),
+                       start_worker(ref_build.library, "baseline", "baseline-reference"), false});
+    for (const auto& b : p.baselines) {
+      if (b.device != o.device) continue;
+      const build_result bb = build_candidate(build_request{b.source, o.device});
+      if (!bb.ok) throw internal_error("baseline " + b.name + " does not compile:\n" + bb.diagnostics);
+      parties.push_back({b.name, b.source, bb.source_sha256, start_worker(bb.library, "baseline", "baseline-" + b.name), false});
+    }
+    for (std::size_t i = 1; i < parties.size(); ++i)
+      result["baselines"].push_back(json{{"name", parties[i].name}, {"source", parties[i].source.string()},
+                                         {"sha256", parties[i].sha256}});
+
+    std::vector<const planned_case*> bench;
+    for (const auto& c : plan.bench_cases) bench.push_back(&c);
+    if (bench.empty()) bench.push_back(&plan.public_cases.back());
+
+    const std::size_t np = parties.size(), nc = bench.size();
+    // per_round[case][party] = per-round medians, seconds
+    std::vector<std::vector<std::vector<double>>> per_round(nc, std::vector<std::vector<double>>(np));
+    std::vector<std::vector<std::vector<double>>> all_samples(nc, std::vector<std::vector<double>>(np));
+    int rechecks = 0;
+    std::vector<double> wall_overhead;  // controller wall minus reported, seconds
+    const auto t_timing = clock_type::now();
+    int rounds = 0;
+    auto halfwidth_ok = [&]() {
+      for (std::size_t c = 0; c < nc; ++c)
+        for (std::size_t q = 1; q < np; ++q) {
+          const auto s = stats::bootstrap_median_ratio(per_round[c][q], per_round[c][0], 0.95, 2000);
+          if ((s.ci.hi - s.ci.lo) / 2 > o.target_halfwidth * s.median) return false;
+        }
+      return true;
+    };
+    while (rounds < o.max_rounds) {
+      const double elapsed = since(t_timing);
+      if (rounds >= o.min_rounds && (elapsed > o.timing_budget_seconds || halfwidth_ok())) break;
+      if (rounds >= o.min_rounds && elapsed > 2 * o.timing_budget_seconds) break;
+      const int rounds_left = std::max(1, o.min_rounds - rounds);
+      const double round_budget = std::max(0.0, o.timing_budget_seconds - elapsed) / rounds_left;
+      const double slot_budget = std::max(0.02, round_budget / static_cast<double>(np * nc));
+      progress("timing", rounds, o.min_rounds, "round " + std::to_string(rounds + 1));
+      for (std::size_t c = 0; c < nc; ++c) {
+        std::vector<std::size_t> order(np);
+        for (std::size_t i = 0; i < np; ++i) order[i] = i;
+        std::shuffle(order.begin(), order.end(), decision_rng);
+        const call_spec base_call = to_call(*bench[c]);
+        for (std::size_t q : order) {
+          timed_party& party = parties[q];
+          worker_process& w = *party.worker;
+          const std::string ctx = "timed call of round " + std::to_string(rounds + 1) + " on " + bench[c]->id;
+          get_json(w.request(json{{"type", "time_begin"}, {"call", to_json(base_call)}, {"mode", o.mode}},
+                             o.call_timeout_seconds), ctx, "time_ready");
+          // Which of this round's samples get rechecked is decided after each call returns, so
+          // nothing in the worker can know in advance.
+          std::vector<double> xs;
+          const auto slot_t0 = clock_type::now();
+          int checks_left = party.is_candidate ? o.rechecks_per_round : 0;
+          for (int i = 0; i < o.max_samples_per_round; ++i) {
+            call_spec sc = base_call;
+            sc.seed = mix_seed(secret, (static_cast<std::uint64_t>(rounds) << 40) ^ (c << 32) ^ (q << 24) ^ static_cast<std::uint64_t>(i) ^ 0x5a5a000000000000ULL);
+            const auto w0 = clock_type::now();
+            json s = get_json(w.request(json{{"type", "sample"}, {"seed", sc.seed}}, o.call_timeout_seconds), ctx, "sampled");
+            const double wall = since(w0);
+            const double secs = s.value("seconds", -1.0);
+            if (s.value("rc", 0) != 0) reject_rule("nonzero_return", {ctx + ": kj_run returned " + s["rc"].dump()});
+            if (!(secs >= 0) || secs > wall + 1e-4)
+              reject_rule("timer_tamper", {ctx + ": the worker reported " + std::to_string(secs) + " s for a call the controller saw take at most " + std::to_string(wall) + " s"});
+            xs.push_back(secs);
+            wall_overhead.push_back(wall - secs);
+            const bool enough = static_cast<int>(xs.size()) >= o.min_samples_per_round &&
+                                (stats::median_ci_relative_halfwidth(xs) <= o.target_halfwidth || since(slot_t0) > slot_budget);
+            const bool keep = checks_left > 0 &&
+                              (enough || std::uniform_real_distribution<double>(0, 1)(decision_rng) < 0.3);
+            if (keep) {
+              --checks_left;
+              json kept = get_json(w.request(json{{"type", "keep"}}, o.call_timeout_seconds), ctx, "kept");
+              const std::string cctx = ctx + ", sample " + std::to_string(i + 1) + " (rechecked)";
+              check_evidence(kept, cctx);
+              const reference_data rd = run_reference(*ref, sc);
+              const auto layout = candidate_layout(sc, 1);
+              check_inputs_unchanged(w.arena(), sc, layout, rd, cctx);
+              json base{{"id", bench[c]->id}, {"kind", "bench"}, {"shape", bench[c]->shape_string()},
+                        {"distribution", sc.distribution}, {"seed", seed_hex(sc.seed)}};
+              check_outputs(w.arena(), sc, layout, slot_kind::output, rd, tol, p.conditioning_k,
+                            call_check{cctx, bench[c]}, base, true);
+              ++rechecks;
+            } else {
+              get_json(w.request(json{{"type", "discard"}}, o.call_timeout_seconds), ctx, "discarded");
+            }
+            if (enough && checks_left == 0) break;
+          }
+          get_json(w.request(json{{"type", "time_end"}}, o.call_timeout_seconds), ctx, "time_done");
+          per_round[c][q].push_back(stats::median(xs));
+          all_samples[c][q].insert(all_samples[c][q].end(), xs.begin(), xs.end());
+        }
+      }
+      ++rounds;
+    }
+    progress("timing", rounds, rounds, "done");
+
+    // Summaries: per case, every baseline's ratio to the candidate; the strongest per case.
+    json tcases = json::array();
+    std::vector<std::vector<double>> log_ratio_per_round(static_cast<std::size_t>(rounds), std::vector<double>());
+    std::vector<double> geo_rounds(static_cast<std::size_t>(rounds), 0.0);
+    std::map<std::string, std::vector<double>> per_baseline_geo;  // baseline -> per-round geomean ratio
+    for (std::size_t c = 0; c < nc; ++c) {
+      const auto cs = stats::summarize(all_samples[c][0]);
+      const cost_estimate cost = evaluate_cost(p, bench[c]->symbols, variant);
+      json cj{{"id", bench[c]->id}, {"shape", bench[c]->shape_string()}, {"symbols", bench[c]->symbols},
+              {"candidate", {{"median_s", stats::median(per_round[c][0])}, {"q25_s", cs.q25}, {"q75_s", cs.q75},
+                             {"min_s", cs.min}, {"max_s", cs.max}, {"n", cs.n}, {"rounds", rounds}}},
+              {"baselines", json::array()}};
+      std::size_t strongest = 1;
+      for (std::size_t q = 1; q < np; ++q)
+        if (stats::median(per_round[c][q]) < stats::median(per_round[c][strongest])) strongest = q;
+      for (std::size_t q = 1; q < np; ++q) {
+        const auto bs = stats::summarize(all_samples[c][q]);
+        const auto r = stats::bootstrap_median_ratio(per_round[c][q], per_round[c][0]);
+        cj["baselines"].push_back(json{{"name", parties[q].name}, {"median_s", stats::median(per_round[c][q])},
+                                       {"q25_s", bs.q25}, {"q75_s", bs.q75}, {"min_s", bs.min}, {"max_s", bs.max},
+                                       {"n", bs.n}, {"speedup", {{"median", r.median}, {"ci95", {r.ci.lo, r.ci.hi}}}}});
+        auto& g = per_baseline_geo[parties[q].name];
+        if (g.empty()) g.assign(static_cast<std::size_t>(rounds), 0.0);
+        for (int k = 0; k < rounds; ++k)
+          g[static_cast<std::size_t>(k)] += std::log(per_round[c][q][static_cast<std::size_t>(k)] / per_round[c][0][static_cast<std::size_t>(k)]) / static_cast<double>(nc);
+      }
+      const auto sr = stats::bootstrap_median_ratio(per_round[c][strongest], per_round[c][0]);
+      for (int k = 0; k < rounds; ++k)
+        geo_rounds[static_cast<std::size_t>(k)] += std::log(per_round[c][strongest][static_cast<std::size_t>(k)] / per_round[c][0][static_cast<std::size_t>(k)]) / static_cast<double>(nc);
+      const double med = stats::median(per_round[c][0]);
+      cj["strongest"] = parties[strongest].name;
+      cj["speedup"] = json{{"median", sr.median}, {"ci95", {sr.ci.lo, sr.ci.hi}}};
+      cj["achieved"] = json{{"gbps", cost.bytes / med / 1e9}, {"gflops", cost.flops / med / 1e9},
+                            {"bytes", cost.bytes}, {"flops", cost.flops}, {"fraction_of_ceiling", nullptr}};
+      tcases.push_back(cj);
+    }
+    for (auto& g : geo_rounds) g = std::exp(g);
+    const auto head = stats::bootstrap_median(geo_rounds);
+    json per_baseline = json::object();
+    for (auto& [name, g] : per_baseline_geo) {
+      for (auto& x : g) x = std::exp(x);
+      const auto s = stats::bootstrap_median(g);
+      per_baseline[name] = json{{"median", s.median}, {"ci95", {s.ci.lo, s.ci.hi}}};
+    }
+    const double overhead = wall_overhead.empty() ? 0.0 : stats::median(wall_overhead);
+    result["timing"] = json{{"mode", o.mode}, {"clock", o.device == "cpu" ? "steady_clock" : "cuda events"},
+                            {"rounds", rounds}, {"cases", tcases},
+                            {"cache_flush_bytes", nullptr},
+                            {"rechecks", {{"count", rechecks}, {"failed", 0}}},
+                            {"controller_overhead_median_s", overhead},
+                            {"seconds", since(t_timing)}};
+    result["speedup"] = json{{"baseline", nc == 1 ? tcases[0]["strongest"].get<std::string>() : std::string("per-case strongest")},
+                             {"median", head.median}, {"ci95", {head.ci.lo, head.ci.hi}},
+                             {"geomean_over_cases", nc > 1}, {"per_baseline", per_baseline}};
+    verdict v;
+    v.status = head.ci.lo > 1.0 ? verdict_status::ok_faster : verdict_status::ok_not_faster;
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "correct on %d cases; %.3fx [%.3f, %.3f] against the strongest baseline (95%% CI, %s, %d rounds)",
+                  done, head.median, head.ci.lo, head.ci.hi, o.mode.c_str(), rounds);
+    v.reasons = {buf};
+    if (v.status == verdict_status::ok_not_faster && head.median > 1.0)
+      v.reasons.push_back("the CI's lower bound is not above 1: not shown to be faster");
+    return finish(v);
+  } catch (rejection& r) {
+    return finish(r.v);
+  }
+}
+
+}  // namespace kjudge

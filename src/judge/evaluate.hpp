@@ -1,0 +1,47 @@
+// The evaluation pipeline: build -> isolated workers -> public cases -> hidden cases ->
+// determinism -> interleaved A/B timing with rechecks -> verdict and result document.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace kjudge {
+
+// Progress events for long work: phase ("build", "public", "hidden", "timing"), done of total.
+using progress_fn = std::function<void(const std::string& phase, int done, int total, const std::string& note)>;
+
+struct eval_options {
+  std::string problem;                 // suite name or path to a problem directory
+  std::filesystem::path candidate;
+  std::string device = "cpu";
+  std::optional<std::string> dtype;    // default: the problem's first variant
+  std::string mode = "cold";           // cold | warm
+  bool timing = true;                  // false: correctness only
+  double timing_budget_seconds = 6.0;  // cap of the timing phase
+  int min_rounds = 10;
+  int max_rounds = 40;
+  double target_halfwidth = 0.01;      // relative 95% CI half-width to stop at
+  int min_samples_per_round = 5;
+  int max_samples_per_round = 200;
+  int rechecks_per_round = 1;          // timed candidate calls rechecked per round
+  int hidden_count = -1;               // -1: the spec's count
+  std::optional<std::uint64_t> secret_seed;  // fixed only for reproducing a run
+  bool sandbox = true;
+  double call_timeout_seconds = 30;    // one call (watchdog), seconds
+  std::size_t memory_limit_bytes = 4ull << 30;
+  bool tf32 = true;                    // TF32 permitted where the problem allows it
+  progress_fn progress;
+};
+
+// Runs the whole pipeline and returns the kjudge.result/1 document. Throws usage_error for bad
+// usage or bad input (unknown problem, unreadable candidate, bad dtype), internal_error for
+// faults of the judge. A candidate's failure is a verdict in the document, never an exception;
+// "bad_input" verdicts (no kj_run) are returned as documents too.
+nlohmann::json evaluate(const eval_options& o);
+
+}  // namespace kjudge

@@ -1,0 +1,31 @@
+// Verdicts (DESIGN.md §2.3): a candidate's failure is data, never an exception or exit().
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace kjudge {
+
+enum class verdict_status {
+  ok_faster, ok_not_faster, wrong_result, compile_error, runtime_error, crash, timeout,
+  resource_limit, hack, bad_input
+};
+
+std::string_view verdict_status_name(verdict_status s);
+bool is_ok(verdict_status s);
+// Exit status of `kjudge eval` for a verdict: 0 correct, 1 rejected, 2 bad input.
+int exit_status_for(verdict_status s);
+
+struct verdict {
+  verdict_status status = verdict_status::ok_not_faster;
+  std::string rule;                  // stable rule name (guards/rules.hpp), empty if none
+  std::vector<std::string> reasons;  // human-readable, most important first
+  nlohmann::json evidence;           // rule-specific: case, call, buffer, bytes, ...
+
+  [[nodiscard]] nlohmann::json to_json() const;
+};
+
+}  // namespace kjudge

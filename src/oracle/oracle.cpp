@@ -1,0 +1,288 @@
+#include "oracle/oracle.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+
+namespace kjudge {
+
+namespace {
+
+template <typename T>
+void fill_bits(void* data, std::size_t numel, T bits) {
+  auto* p = static_cast<unsigned char*>(data);
+  for (std::size_t i = 0; i < numel; ++i) std::memcpy(p + i * sizeof(T), &bits, sizeof(T));
+}
+
+template <typename T>
+bool has_bits(const void* data, std::size_t i, T bits) {
+  T v;
+  std::memcpy(&v, static_cast<const unsigned char*>(data) + i * sizeof(T), sizeof(T));
+  return v == bits;
+}
+
+// Value an integer element holding poison reads as, for the ambiguity check in compare_output.
+// A bool holding 0xa5 is not a valid bool (kernels write 0 or 1), so it never reads as a value.
+double integer_poison_value(dtype t) {
+  if (t == dtype::boolean) return std::numeric_limits<double>::quiet_NaN();
+  unsigned char bytes[8];
+  std::memset(bytes, poison_int_byte, sizeof bytes);
+  return load_as_double(bytes, t, 0);
+}
+
+std::vector<std::int64_t> unravel(const tensor_desc& d, std::size_t index) {
+  std::vector<std::int64_t> coords(d.shape.size(), 0);
+  auto rest = static_cast<std::int64_t>(index);
+  for (std::size_t k = d.shape.size(); k-- > 0;) {
+    const std::int64_t extent = d.shape[k] > 0 ? d.shape[k] : 1;
+    coords[k] = rest % extent;
+    rest /= extent;
+  }
+  return coords;
+}
+
+std::string coords_string(const std::vector<std::int64_t>& coords) {
+  std::string s = "[";
+  for (std::size_t k = 0; k < coords.size(); ++k) {
+    if (k) s += ", ";
+    s += std::to_string(coords[k]);
+  }
+  return s + "]";
+}
+
+std::string fmt(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+const char* value_class(double v) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
+  return "finite";
+}
+
+// Non-finite values match when both are NaN, or both are the same infinity.
+bool nonfinite_match(double out, double ref) {
+  if (std::isnan(ref)) return std::isnan(out);
+  if (std::isinf(ref)) return out == ref;
+  return std::isfinite(out);
+}
+
+void require_same_numel(const host_tensor& a, const host_tensor& b, const char* what) {
+  if (a.numel() != b.numel()) {
+    throw std::invalid_argument(std::string(what) + ": tensors differ in size (" +
+                                a.desc().shape_string() + " vs " + b.desc().shape_string() + ")");
+  }
+}
+
+}  // namespace
+
+void poison_buffer(void* data, dtype t, std::size_t numel) {
+  switch (t) {
+    case dtype::f32: fill_bits(data, numel, poison_f32_bits); return;
+    case dtype::f64: fill_bits(data, numel, poison_f64_bits); return;
+    case dtype::f16:
+    case dtype::bf16: fill_bits(data, numel, poison_16_bits); return;
+    case dtype::i32:
+    case dtype::i64:
+    case dtype::u8:
+    case dtype::boolean: std::memset(data, poison_int_byte, numel * dtype_size(t)); return;
+  }
+}
+
+bool is_poison(const void* data, dtype t, std::size_t i) {
+  switch (t) {
+    case dtype::f32: return has_bits(data, i, poison_f32_bits);
+    case dtype::f64: return has_bits(data, i, poison_f64_bits);
+    case dtype::f16:
+    case dtype::bf16: return has_bits(data, i, poison_16_bits);
+    case dtype::i32:
+    case dtype::i64:
+    case dtype::u8:
+    case dtype::boolean: {
+      const std::size_t size = dtype_size(t);
+      const auto* p = static_cast<const unsigned char*>(data) + i * size;
+      for (std::size_t b = 0; b < size; ++b) {
+        if (p[b] != poison_int_byte) return false;
+      }
+      return true;
+    }
+  }
+  return false;
+}
+
+compare_result compare_output(const host_tensor& out, const host_tensor& ref64,
+                              const host_tensor& ref_same, const tolerance& tol, double k) {
+  require_same_numel(out, ref64, "compare_output");
+  require_same_numel(out, ref_same, "compare_output");
+
+  compare_result res;
+  res.output_name = out.desc().name;
+  const std::size_t n = out.numel();
+  if (n == 0) return res;
+  const dtype t = out.desc().type;
+  const std::size_t row_len = out.desc().row_length();
+  const std::size_t n_rows = (n + row_len - 1) / row_len;
+
+  // Conditioning floor per row: k times the largest error the trusted same-dtype reference
+  // makes in that row (units of the output). Non-finite pairs carry no conditioning information.
+  std::vector<double> row_floor(n_rows, 0.0);
+  double sum_sq_ref = 0.0;
+  double sum_sq_same_err = 0.0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double r = ref64.get(i);
+    const double rs = ref_same.get(i);
+    if (!std::isfinite(r) || !std::isfinite(rs)) continue;
+    const double d = std::fabs(rs - r);
+    row_floor[i / row_len] = std::max(row_floor[i / row_len], k * d);
+    sum_sq_ref += r * r;
+    sum_sq_same_err += d * d;
+  }
+
+  // An integer output that legitimately equals the poison value cannot be told apart from an
+  // unwritten one; it counts as written when the reference has that very value.
+  const bool integer = !is_float(t);
+  const double int_poison = integer ? integer_poison_value(t) : 0.0;
+
+  double sum_sq_err = 0.0;
+  std::size_t first_unwritten = 0;
+  std::size_t first_mismatch = 0;
+  // Worst finite element by err/allowed; -1 until one is seen.
+  double worst_ratio = -1.0;
+  std::size_t worst_index = 0;
+  double worst_allowed = 0.0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double r = ref64.get(i);
+    if (is_poison(out.data(), t, i) && !(integer && r == int_poison)) {
+      if (res.n_unwritten++ == 0) first_unwritten = i;
+      continue;
+    }
+    const double o = out.get(i);
+    if (!std::isfinite(o) || !std::isfinite(r)) {
+      if (!nonfinite_match(o, r) && res.n_nan_mismatch++ == 0) first_mismatch = i;
+      continue;
+    }
+    const double abs_err = std::fabs(o - r);
+    const double rel_err = r != 0.0 ? abs_err / std::fabs(r) : abs_err;
+    const double allowed = std::max(tol.atol + tol.rtol * std::fabs(r), row_floor[i / row_len]);
+    const double ratio = allowed > 0.0 ? abs_err / allowed
+                         : abs_err > 0.0 ? std::numeric_limits<double>::infinity()
+                                         : 0.0;
+    if (abs_err > allowed) ++res.n_bad;
+    res.max_abs_err = std::max(res.max_abs_err, abs_err);
+    res.max_rel_err = std::max(res.max_rel_err, rel_err);
+    sum_sq_err += abs_err * abs_err;
+    if (ratio > worst_ratio) {
+      worst_ratio = ratio;
+      worst_index = i;
+      worst_allowed = allowed;
+    }
+  }
+
+  // With an all-zero (or all non-finite) reference the relative norm is undefined: the absolute
+  // norm is reported and the elementwise bound, which carries atol, decides alone.
+  const double ref_norm = std::sqrt(sum_sq_ref);
+  const bool norm_applies = ref_norm > 0.0;
+  res.norm_rel_err = norm_applies ? std::sqrt(sum_sq_err) / ref_norm : std::sqrt(sum_sq_err);
+  res.norm_allowed = norm_applies ? std::max(tol.rtol, k * std::sqrt(sum_sq_same_err) / ref_norm)
+                                  : tol.rtol;
+  const bool norm_bad = norm_applies && res.norm_rel_err > res.norm_allowed;
+
+  const auto make_report = [&](std::size_t i, double allowed) {
+    element_report w;
+    w.index = i;
+    w.coords = unravel(out.desc(), i);
+    w.out = out.get(i);
+    w.ref = ref64.get(i);
+    w.ref_same = ref_same.get(i);
+    w.abs_err = std::fabs(w.out - w.ref);
+    w.rel_err = w.ref != 0.0 ? w.abs_err / std::fabs(w.ref) : w.abs_err;
+    w.allowed = allowed;
+    return w;
+  };
+  // A non-finite mismatch outranks any finite error: no bound admits it.
+  std::optional<element_report> worst_finite;
+  if (worst_ratio >= 0.0) worst_finite = make_report(worst_index, worst_allowed);
+  if (res.n_nan_mismatch > 0) res.worst = make_report(first_mismatch, 0.0);
+  else res.worst = worst_finite;
+
+  res.pass = res.n_unwritten == 0 && res.n_nan_mismatch == 0 && res.n_bad == 0 && !norm_bad;
+  if (res.pass) return res;
+
+  // One line, most fundamental failure first.
+  std::vector<std::string> parts;
+  const std::string total = std::to_string(n);
+  if (res.n_unwritten > 0) {
+    parts.push_back(std::to_string(res.n_unwritten) + " of " + total +
+                    " elements never written (poison left); first at " +
+                    coords_string(unravel(out.desc(), first_unwritten)));
+  }
+  if (res.n_nan_mismatch > 0) {
+    const double o = out.get(first_mismatch);
+    const double r = ref64.get(first_mismatch);
+    std::string s = std::string(value_class(o)) + " where the reference is " + value_class(r) +
+                    " at " + coords_string(unravel(out.desc(), first_mismatch));
+    if (res.n_nan_mismatch > 1) {
+      s += " (" + std::to_string(res.n_nan_mismatch) + " non-finite mismatches)";
+    }
+    parts.push_back(std::move(s));
+  }
+  if (res.n_bad > 0) {
+    const element_report& w = *worst_finite;
+    parts.push_back(std::to_string(res.n_bad) + " of " + total +
+                    " elements outside tolerance; worst at " + coords_string(w.coords) +
+                    ": out=" + fmt("%.8g", w.out) + " ref=" + fmt("%.8g", w.ref) +
+                    " (allowed " + fmt("%.2g", w.allowed) + ")");
+  }
+  if (norm_bad) {
+    parts.push_back("relative norm error " + fmt("%.2g", res.norm_rel_err) + " exceeds " +
+                    fmt("%.2g", res.norm_allowed));
+  }
+  for (std::size_t p = 0; p < parts.size(); ++p) res.reason += (p ? "; " : "") + parts[p];
+  return res;
+}
+
+determinism_result compare_runs(const host_tensor& a, const host_tensor& b, const tolerance& tol) {
+  require_same_numel(a, b, "compare_runs");
+  if (a.desc().type != b.desc().type) {
+    throw std::invalid_argument("compare_runs: tensors differ in dtype");
+  }
+  determinism_result res;
+  const std::size_t n = a.numel();
+  if (n == 0 || std::memcmp(a.data(), b.data(), a.nbytes()) == 0) return res;
+
+  res.bitwise_equal = false;
+  const std::size_t size = dtype_size(a.desc().type);
+  const auto* pa = static_cast<const unsigned char*>(a.data());
+  const auto* pb = static_cast<const unsigned char*>(b.data());
+  bool found_first = false;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (std::memcmp(pa + i * size, pb + i * size, size) == 0) continue;
+    if (!found_first) {
+      res.first_diff_index = i;
+      found_first = true;
+    }
+    const double x = a.get(i);
+    const double y = b.get(i);
+    if (!std::isfinite(x) || !std::isfinite(y)) {
+      // Two NaNs with different payloads agree; anything else non-finite disagrees.
+      if (!(std::isnan(x) && std::isnan(y)) && x != y) {
+        res.within_tolerance = false;
+        res.max_abs_diff = std::numeric_limits<double>::infinity();
+      }
+      continue;
+    }
+    const double diff = std::fabs(x - y);
+    res.max_abs_diff = std::max(res.max_abs_diff, diff);
+    if (diff > tol.atol + tol.rtol * std::max(std::fabs(x), std::fabs(y))) {
+      res.within_tolerance = false;
+    }
+  }
+  return res;
+}
+
+}  // namespace kjudge

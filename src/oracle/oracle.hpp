@@ -1,0 +1,68 @@
+// The oracle (DESIGN.md §3): compares a candidate's output with the float64 reference, allowing
+// for the conditioning of the problem through a trusted reference computed in the candidate's
+// own dtype. Runs in the controller, never in the candidate's process.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/tensor.hpp"
+#include "problem/spec.hpp"
+
+namespace kjudge {
+
+// Bit pattern written into every float output element before a call; an element still holding
+// it afterwards was never written. A quiet NaN with a payload no arithmetic produces.
+inline constexpr std::uint32_t poison_f32_bits = 0x7fc0dead;
+inline constexpr std::uint64_t poison_f64_bits = 0x7ff80000deadbeefULL;
+inline constexpr std::uint16_t poison_16_bits = 0x7fd7;  // bf16 and f16 quiet NaN, payload
+inline constexpr std::uint8_t poison_int_byte = 0xa5;    // every byte of integer outputs
+void poison_buffer(void* data, dtype t, std::size_t numel);
+bool is_poison(const void* data, dtype t, std::size_t i);
+
+struct element_report {
+  std::size_t index = 0;
+  std::vector<std::int64_t> coords;
+  double out = 0.0;
+  double ref = 0.0;        // float64 reference
+  double ref_same = 0.0;   // reference in the candidate's dtype
+  double abs_err = 0.0;
+  double rel_err = 0.0;
+  double allowed = 0.0;
+};
+
+struct compare_result {
+  bool pass = true;
+  std::string reason;            // empty on pass; e.g. "12 elements outside tolerance"
+  std::string output_name;
+  double max_abs_err = 0.0;
+  double max_rel_err = 0.0;
+  double norm_rel_err = 0.0;     // ||out - ref|| / ||ref||
+  double norm_allowed = 0.0;
+  std::size_t n_bad = 0;         // elements outside the elementwise bound
+  std::size_t n_unwritten = 0;   // elements still holding the poison pattern
+  std::size_t n_nan_mismatch = 0;
+  std::optional<element_report> worst;  // the element with the largest err/allowed
+};
+
+// Compares one output tensor. The elementwise bound for element i is
+//   max(atol + rtol*|ref_i|, k * max_{j in row(i)} |ref_same_j - ref_j|)
+// where row(i) is the last-dimension slice holding i; the norm bound is
+//   max(rtol, k * ||ref_same - ref|| / ||ref||).
+// NaN/Inf must appear exactly where the reference has them (same sign for Inf).
+compare_result compare_output(const host_tensor& out, const host_tensor& ref64,
+                              const host_tensor& ref_same, const tolerance& tol, double k);
+
+// Compares two runs of the candidate on the same inputs (determinism): bitwise equality is
+// reported as such; a difference within tolerance of each other passes with a note.
+struct determinism_result {
+  bool bitwise_equal = true;
+  bool within_tolerance = true;
+  double max_abs_diff = 0.0;
+  std::size_t first_diff_index = 0;
+};
+determinism_result compare_runs(const host_tensor& a, const host_tensor& b, const tolerance& tol);
+
+}  // namespace kjudge

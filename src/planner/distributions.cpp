@@ -1,0 +1,268 @@
+#include "planner/distributions.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "core/error.hpp"
+
+// Bit-reproducible values need a*b+c kept as two roundings even where FMA exists (see
+// detail/counter_rng.hpp); C++ mode GCC would contract by default.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("fp-contract=off")
+#elif defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
+#include "planner/detail/counter_rng.hpp"
+
+// Values are reproducible bit for bit across machines and compilers: see detail/counter_rng.hpp.
+
+namespace kjudge {
+namespace detail {
+namespace {
+
+enum class dist_id { uniform, normal, negative, wide, offset, heavy, small, large };
+
+dist_id parse_dist(std::string_view name) {
+  static constexpr std::pair<std::string_view, dist_id> k_table[] = {
+      {"uniform", dist_id::uniform}, {"normal", dist_id::normal}, {"negative", dist_id::negative},
+      {"wide", dist_id::wide},       {"offset", dist_id::offset}, {"heavy", dist_id::heavy},
+      {"small", dist_id::small},     {"large", dist_id::large}};
+  for (const auto& [n, id] : k_table) {
+    if (n == name) return id;
+  }
+  throw usage_error("unknown distribution '" + std::string(name) + "'");
+}
+
+// Affine map applied to normal draws: value = offset + scale * z, or -(|z| + 1e-3).
+struct normal_shape {
+  double offset = 0.0;
+  double scale = 1.0;
+  bool negative = false;
+};
+
+normal_shape shape_of(dist_id id, int input_index) {
+  normal_shape sh;
+  switch (id) {
+    case dist_id::negative: sh.negative = true; break;
+    // Even inputs sit at +1e4 and odd ones at -1e4, so x + bias (inputs 0 and 1) cancels.
+    case dist_id::offset: sh.offset = (input_index % 2 == 0) ? 1e4 : -1e4; break;
+    case dist_id::small: sh.scale = 1e-3; break;
+    case dist_id::large: sh.scale = 1e3; break;
+    default: break;
+  }
+  return sh;
+}
+
+// log10|v| of "wide" is uniform in [-4, 4]: 2^((8u - 4) log2 10).
+constexpr double k_wide_decades = 8.0;
+constexpr double k_wide_min_decade = -4.0;
+constexpr double k_log2_10 = 3.321928094887362;
+// "heavy" is clipped so that sums of a few thousand values stay finite in f32 and bf16.
+constexpr double k_heavy_clip = 1e6;
+
+// ---- double precision (f64 tensors): 53-bit draws, values from detail/counter_rng.hpp -------
+
+// Calls store(i, value) for i in [0, n).
+template <typename Store>
+void generate_f64(dist_id id, std::uint64_t key, std::size_t n, int input_index, Store&& store) {
+  switch (id) {
+    case dist_id::uniform:
+      for (std::size_t i = 0; i < n; ++i) store(i, uniform_co(draw(key, i)));
+      return;
+    case dist_id::wide:
+      // Sign from the lowest bit, magnitude from the top 53.
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::uint64_t x = draw(key, i);
+        const double mag = det_exp2((uniform_co(x) * k_wide_decades + k_wide_min_decade) * k_log2_10);
+        store(i, (x & 1) ? -mag : mag);
+      }
+      return;
+    case dist_id::heavy:
+      // Student-t with 2 degrees of freedom by its closed-form inverse CDF
+      // t = (2u - 1) / sqrt(2u(1 - u)).
+      for (std::size_t i = 0; i < n; ++i) {
+        const double u = uniform_oo(draw(key, i));
+        const double t = (2.0 * u - 1.0) / __builtin_sqrt(2.0 * u * (1.0 - u));
+        store(i, std::clamp(t, -k_heavy_clip, k_heavy_clip));
+      }
+      return;
+    default: break;
+  }
+  const normal_shape sh = shape_of(id, input_index);
+  const auto shape = [&sh](double z) {
+    return sh.negative ? -(__builtin_fabs(z) + 1e-3) : sh.offset + sh.scale * z;
+  };
+  const std::size_t pairs = n / 2;
+  for (std::size_t j = 0; j < pairs; ++j) {
+    double z0, z1;
+    normal_pair(key, j, z0, z1);
+    store(2 * j, shape(z0));
+    store(2 * j + 1, shape(z1));
+  }
+  if (n % 2 != 0) {
+    double z0, z1;
+    normal_pair(key, pairs, z0, z1);
+    store(n - 1, shape(z0));
+  }
+}
+
+// ---- single precision (f32, bf16, f16 and integer tensors) ---------------------------------
+
+// Values are produced in blocks of k_block with fixed-trip-count loops the compiler can
+// vectorize, then stored; a block never straddles a multiple of 2^32 (k_block divides it), so
+// the counter's high half is constant per block.
+constexpr std::size_t k_block = 256;
+constexpr std::size_t k_half = k_block / 2;
+
+struct key32 {
+  std::uint32_t k0;
+  std::uint32_t k1;
+};
+
+void block_f32(dist_id id, key32 key, std::uint64_t base, const normal_shape& sh, float* out) {
+  const std::uint32_t hi = static_cast<std::uint32_t>(base >> 32);
+  const std::uint32_t k0 = key.k0 + hi * 0x85ebca6bu;
+  const std::uint32_t k1 = key.k1;
+  const std::uint32_t lo = static_cast<std::uint32_t>(base);
+  switch (id) {
+    case dist_id::uniform:
+      for (std::uint32_t i = 0; i < k_block; ++i) out[i] = unit_co_f(hash32(lo + i, k0, k1));
+      return;
+    case dist_id::wide:
+      for (std::uint32_t i = 0; i < k_block; ++i) {
+        const std::uint32_t x = hash32(lo + i, k0, k1);
+        const float mag = det_exp2_f((unit_co_f(x) * static_cast<float>(k_wide_decades) +
+                                      static_cast<float>(k_wide_min_decade)) *
+                                     static_cast<float>(k_log2_10));
+        out[i] = (x & 1u) != 0 ? -mag : mag;
+      }
+      return;
+    case dist_id::heavy:
+      // 24-bit u bounds |t| by 4096 (u = 2^-25); P(|t| > 4096) ~ 6e-8, so the tail is intact.
+      for (std::uint32_t i = 0; i < k_block; ++i) {
+        const float u = unit_oo_f(hash32(lo + i, k0, k1));
+        out[i] = (2.0f * u - 1.0f) / det_sqrt_f(2.0f * u * (1.0f - u));
+      }
+      return;
+    default: break;
+  }
+  // Box-Muller: pair p of the block draws counters base+2p and base+2p+1 and fills elements
+  // base+p (cosine) and base+k_half+p (sine), so stores stay unit-stride.
+  const float offset = static_cast<float>(sh.offset);
+  const float scale = static_cast<float>(sh.scale);
+  for (std::uint32_t p = 0; p < k_half; ++p) {
+    const float u1 = unit_oc_f(hash32(lo + 2 * p, k0, k1));
+    const float u2 = unit_co_f(hash32(lo + 2 * p + 1, k0, k1));
+    const float r = det_sqrt_f(-2.0f * det_log_f(u1));
+    float s, c;
+    det_sincos_turn_f(u2, s, c);
+    out[p] = r * c;
+    out[k_half + p] = r * s;
+  }
+  if (sh.negative) {
+    for (std::size_t i = 0; i < k_block; ++i) out[i] = -(__builtin_fabsf(out[i]) + 1e-3f);
+  } else if (offset != 0.0f || scale != 1.0f) {
+    for (std::size_t i = 0; i < k_block; ++i) out[i] = offset + scale * out[i];
+  }
+}
+
+template <typename Store>
+void generate_f32(dist_id id, std::uint64_t key, std::size_t n, int input_index, Store&& store) {
+  const key32 k{static_cast<std::uint32_t>(key), static_cast<std::uint32_t>(key >> 32)};
+  const normal_shape sh = shape_of(id, input_index);
+  alignas(64) float buf[k_block];
+  for (std::size_t base = 0; base < n; base += k_block) {
+    block_f32(id, k, base, sh, buf);
+    const std::size_t m = std::min(k_block, n - base);
+    store(base, buf, m);
+  }
+}
+
+// float -> bf16 round-to-nearest-even; generated values are finite, so the NaN branch of
+// float_to_bf16 is not needed in the hot loop.
+inline std::uint16_t bf16_rne(float f) {
+  const std::uint32_t u = float_bits(f);
+  return static_cast<std::uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
+}  // namespace
+}  // namespace detail
+
+const std::vector<std::string>& known_distributions() {
+  static const std::vector<std::string> k_names = {"uniform", "normal", "negative", "wide",
+                                                   "offset",  "heavy",  "small",    "large"};
+  return k_names;
+}
+
+bool is_known_distribution(std::string_view name) {
+  const auto& k = known_distributions();
+  return std::find(k.begin(), k.end(), name) != k.end();
+}
+
+std::uint64_t mix_seed(std::uint64_t seed, std::uint64_t salt) {
+  // Two splitmix64 finalizations so that no linear relation between (seed, salt) pairs
+  // (e.g. seed + salt * golden) produces equal sub-seeds.
+  return detail::splitmix_finalize(detail::splitmix_finalize(seed + detail::k_golden) ^
+                                   (salt * 0xD1B54A32D192ED03ULL + 0x632BE59BD9B4E019ULL));
+}
+
+void fill_distribution(host_tensor& t, std::string_view distribution, std::uint64_t seed,
+                       int input_index) {
+  using namespace detail;
+  const dist_id id = parse_dist(distribution);
+  const std::uint64_t key = mix_seed(seed, 0x6b6a7564ULL);  // "kjud": distinct from callers' salts
+  const std::size_t n = t.numel();
+  const bool is_uniform = id == dist_id::uniform;
+  switch (t.desc().type) {
+    case dtype::f64: {
+      double* p = static_cast<double*>(t.data());
+      generate_f64(id, key, n, input_index, [p](std::size_t i, double v) { p[i] = v; });
+      return;
+    }
+    case dtype::f32: {
+      float* p = static_cast<float*>(t.data());
+      generate_f32(id, key, n, input_index, [p](std::size_t base, const float* v, std::size_t m) {
+        std::memcpy(p + base, v, m * sizeof(float));
+      });
+      return;
+    }
+    case dtype::bf16: {
+      std::uint16_t* p = static_cast<std::uint16_t*>(t.data());
+      generate_f32(id, key, n, input_index, [p, is_uniform](std::size_t base, const float* v, std::size_t m) {
+        for (std::size_t i = 0; i < m; ++i) p[base + i] = bf16_rne(v[i]);
+        // Rounding carries U[0,1) values above 1 - 2^-9 up to 1; keep the interval half-open.
+        if (is_uniform) {
+          for (std::size_t i = 0; i < m; ++i) p[base + i] = p[base + i] >= 0x3f80u ? 0x3f7fu : p[base + i];
+        }
+      });
+      return;
+    }
+    default: {
+      const double below_one = 1.0 - dtype_epsilon(t.desc().type);  // largest value under 1
+      generate_f32(id, key, n, input_index, [&t, is_uniform, below_one](std::size_t base, const float* v, std::size_t m) {
+        for (std::size_t i = 0; i < m; ++i) {
+          t.set(base + i, v[i]);
+          if (is_uniform && t.get(base + i) >= 1.0) t.set(base + i, below_one);
+        }
+      });
+      return;
+    }
+  }
+}
+
+std::vector<host_tensor> generate_inputs(const std::vector<input_plan>& inputs,
+                                         std::string_view distribution, std::uint64_t seed) {
+  std::vector<host_tensor> out;
+  out.reserve(inputs.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    host_tensor t(inputs[i].desc);
+    const std::string_view d = inputs[i].distribution.empty() ? distribution
+                                                              : std::string_view(inputs[i].distribution);
+    fill_distribution(t, d, mix_seed(seed, i), static_cast<int>(i));
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+}  // namespace kjudge

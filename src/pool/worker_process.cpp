@@ -1,0 +1,301 @@
+#include "pool/worker_process.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "core/error.hpp"
+
+namespace kjudge {
+
+namespace {
+
+std::chrono::steady_clock::time_point deadline_in(double s) {
+  return std::chrono::steady_clock::now() +
+         std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(s));
+}
+
+std::string signal_name(int sig) {
+  const char* d = ::sigdescr_np(sig);
+  return std::string(d ? d : "signal") + " (signal " + std::to_string(sig) + ")";
+}
+
+}  // namespace
+
+std::string_view worker_fault_name(worker_fault f) {
+  switch (f) {
+    case worker_fault::crash: return "crash";
+    case worker_fault::timeout: return "timeout";
+    case worker_fault::resource_limit: return "resource_limit";
+    case worker_fault::sandbox_violation: return "sandbox_violation";
+    case worker_fault::forged_message: return "forged_message";
+    case worker_fault::early_exit: return "early_exit";
+    case worker_fault::worker_error: return "worker_error";
+  }
+  return "?";
+}
+
+std::filesystem::path worker_executable(const std::string& backend) {
+  if (const char* w = std::getenv("KJUDGE_WORKER"); w != nullptr && backend == "cpu") return w;
+  if (const char* w = std::getenv("KJUDGE_WORKER_CUDA"); w != nullptr && backend == "cuda") return w;
+  std::error_code ec;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  const auto dir = ec ? std::filesystem::current_path() : self.parent_path();
+  return dir / (backend == "cuda" ? "kjudge-worker-cuda" : "kjudge-worker");
+}
+
+worker_process::worker_process(worker_process&& o) noexcept
+    : m_options(std::move(o.m_options)), m_pid(std::exchange(o.m_pid, -1)),
+      m_channel(std::move(o.m_channel)), m_arena(std::move(o.m_arena)),
+      m_ready(std::move(o.m_ready)), m_log(std::move(o.m_log)) {}
+
+worker_process& worker_process::operator=(worker_process&& o) noexcept {
+  if (this != &o) {
+    stop();
+    m_options = std::move(o.m_options);
+    m_pid = std::exchange(o.m_pid, -1);
+    m_channel = std::move(o.m_channel);
+    m_arena = std::move(o.m_arena);
+    m_ready = std::move(o.m_ready);
+    m_log = std::move(o.m_log);
+  }
+  return *this;
+}
+
+worker_process::~worker_process() { stop(); }
+
+std::variant<worker_process, worker_failure> worker_process::start(const worker_options& o) {
+  worker_process w;
+  w.m_options = o;
+  std::filesystem::create_directories(o.scratch_dir);
+  w.m_log = o.scratch_dir / "worker.log";
+  w.m_arena = shared_arena::create(o.arena_bytes);
+
+  int sv[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+    throw internal_error(std::string("socketpair: ") + std::strerror(errno));
+  const int log_fd = ::open(w.m_log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (log_fd < 0) throw internal_error("cannot create " + w.m_log.string() + ": " + std::strerror(errno));
+
+  const auto exe = worker_executable(o.backend);
+  const std::string exe_s = exe.string();
+  const std::string arena_s = std::to_string(w.m_arena.size());
+  // A clean environment: nothing of the controller's (no seed, no paths to the store).
+  std::vector<std::string> env_s{"PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C", "LC_ALL=C",
+                                 "HOME=" + o.scratch_dir.string(), "TMPDIR=" + o.scratch_dir.string(),
+                                 "KJUDGE_SCRATCH=" + o.scratch_dir.string(),
+                                 "KJUDGE_LIBRARY_DIR=" + o.library.parent_path().string()};
+  for (const char* keep : {"OMP_NUM_THREADS", "CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH",
+                           "CUDA_MODULE_LOADING", "NVIDIA_VISIBLE_DEVICES", "KJUDGE_SANDBOX_READ"})
+    if (const char* v = std::getenv(keep)) env_s.push_back(std::string(keep) + "=" + v);
+  std::vector<char*> envp;
+  for (auto& s : env_s) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::vector<char*> argv{const_cast<char*>(exe_s.c_str()), const_cast<char*>("--arena-bytes"),
+                          const_cast<char*>(arena_s.c_str()), nullptr};
+  const pid_t parent = ::getpid();
+  const int child_fd = sv[1];
+  const int arena_fd = w.m_arena.fd();
+
+  const pid_t pid = ::fork();
+  if (pid < 0) throw internal_error(std::string("fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    // Child: only async-signal-safe calls from here to execve.
+    ::setpgid(0, 0);
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(120);
+    ::dup2(log_fd, 1);
+    ::dup2(log_fd, 2);
+    const int devnull = ::open("/dev/null", O_RDONLY);
+    if (devnull >= 0) ::dup2(devnull, 0);
+    // fds 3 and 4 are the channel and the arena; dup via high numbers to avoid clobbering.
+    const int c2 = ::fcntl(child_fd, F_DUPFD, 100);
+    const int a2 = ::fcntl(arena_fd, F_DUPFD, 100);
+    ::dup2(c2, 3);
+    ::dup2(a2, 4);
+    ::syscall(SYS_close_range, 5u, ~0u, 0u);
+    rlimit rl{};
+    if (o.memory_limit_bytes > 0) {
+      rl.rlim_cur = rl.rlim_max = o.memory_limit_bytes;
+      ::setrlimit(RLIMIT_AS, &rl);
+    }
+    rl.rlim_cur = static_cast<rlim_t>(o.cpu_limit_seconds);
+    rl.rlim_max = static_cast<rlim_t>(o.cpu_limit_seconds) + 5;
+    ::setrlimit(RLIMIT_CPU, &rl);
+    rl.rlim_cur = rl.rlim_max = o.file_size_limit_bytes;
+    ::setrlimit(RLIMIT_FSIZE, &rl);
+    rl.rlim_cur = rl.rlim_max = 0;
+    ::setrlimit(RLIMIT_CORE, &rl);
+    rl.rlim_cur = rl.rlim_max = 256;
+    ::setrlimit(RLIMIT_NOFILE, &rl);
+    if (::chdir(o.scratch_dir.c_str()) != 0) ::_exit(121);
+    ::execve(exe_s.c_str(), argv.data(), envp.data());
+    ::_exit(127);
+  }
+  ::setpgid(pid, pid);  // also from the parent, so the group exists before any kill
+  ::close(sv[1]);
+  ::close(log_fd);
+  w.m_pid = pid;
+  w.m_channel = channel(sv[0]);
+  w.m_channel.set_token(random_token());
+
+  json hello{{"type", "hello"}, {"library", o.library.string()}, {"role", o.role},
+             {"backend", o.backend}, {"sandbox", o.sandbox}, {"protocol", 1}};
+  if (!w.m_channel.send(hello)) return w.classify_death(worker_fault::crash, "the worker did not start");
+  auto r = w.receive(o.start_timeout_seconds);
+  if (std::holds_alternative<worker_failure>(r)) {
+    auto f = std::get<worker_failure>(std::move(r));
+    w.stop();
+    return f;
+  }
+  w.m_ready = std::get<json>(std::move(r));
+  if (w.m_ready.value("type", "") != "ready") {
+    worker_failure f{worker_fault::forged_message, "unexpected first message: " + w.m_ready.dump().substr(0, 200)};
+    w.stop();
+    return f;
+  }
+  return std::variant<worker_process, worker_failure>(std::in_place_index<0>, std::move(w));
+}
+
+bool worker_process::send(const json& message) { return m_channel.send(message); }
+
+worker_reply worker_process::receive(double timeout_s) {
+  json m;
+  std::string err;
+  const auto st = m_channel.receive(m, deadline_in(timeout_s), &err);
+  switch (st) {
+    case recv_status::ok:
+      if (m.value("type", "") == "error") {
+        worker_failure f;
+        f.kind = worker_fault::worker_error;
+        f.error_kind = m.value("kind", "internal");
+        f.message = m.value("message", "");
+        f.log_tail = log_tail();
+        return f;
+      }
+      return m;
+    case recv_status::timeout: {
+      ::kill(-m_pid, SIGKILL);
+      auto f = classify_death(worker_fault::timeout, "no answer within " + std::to_string(timeout_s) + " s");
+      f.kind = worker_fault::timeout;
+      return f;
+    }
+    case recv_status::malformed: {
+      ::kill(-m_pid, SIGKILL);
+      auto f = classify_death(worker_fault::forged_message, err);
+      f.kind = worker_fault::forged_message;
+      f.message = "channel integrity check failed: " + err;
+      return f;
+    }
+    case recv_status::closed:
+      return classify_death(worker_fault::crash, "the worker closed its channel");
+  }
+  return classify_death(worker_fault::crash, "?");
+}
+
+worker_reply worker_process::request(const json& r, double timeout_s) {
+  if (!m_channel.send(r)) return classify_death(worker_fault::crash, "the worker is gone");
+  return receive(timeout_s);
+}
+
+worker_failure worker_process::classify_death(worker_fault fallback, const std::string& what) {
+  worker_failure f;
+  f.kind = fallback;
+  f.message = what;
+  if (m_pid <= 0) return f;
+  int status = 0;
+  rusage ru{};
+  // The channel closed: the process is exiting; give it a moment, then make sure.
+  pid_t r = 0;
+  for (int i = 0; i < 200 && r == 0; ++i) {
+    r = ::wait4(m_pid, &status, WNOHANG, &ru);
+    if (r == 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  if (r == 0) {
+    ::kill(-m_pid, SIGKILL);
+    r = ::wait4(m_pid, &status, 0, &ru);
+  }
+  ::kill(-m_pid, SIGKILL);  // anything it left behind in its group
+  m_pid = -1;
+  f.max_rss_kb = ru.ru_maxrss;
+  f.log_tail = log_tail();
+  const double limit_kb = static_cast<double>(m_options.memory_limit_bytes) / 1024.0;
+  const bool near_memory_limit = m_options.memory_limit_bytes > 0 && ru.ru_maxrss >= 0.7 * limit_kb;
+  const bool oom_in_log = f.log_tail.find("bad_alloc") != std::string::npos ||
+                          f.log_tail.find("Cannot allocate memory") != std::string::npos;
+  if (r > 0 && WIFSIGNALED(status)) {
+    f.signal = WTERMSIG(status);
+    if (fallback == worker_fault::timeout || fallback == worker_fault::forged_message) return f;
+    const double cpu_s = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec);
+    if (f.signal == SIGSYS) {
+      f.kind = worker_fault::sandbox_violation;
+      f.message = "killed by the sandbox (SIGSYS): a forbidden system call";
+    } else if (f.signal == SIGXCPU || (f.signal == SIGKILL && cpu_s >= m_options.cpu_limit_seconds)) {
+      f.kind = worker_fault::timeout;
+      f.message = "CPU time limit of " + std::to_string(static_cast<int>(m_options.cpu_limit_seconds)) + " s exceeded";
+    } else if (f.signal == SIGXFSZ) {
+      f.kind = worker_fault::resource_limit;
+      f.message = "file size limit exceeded";
+    } else if ((f.signal == SIGSEGV || f.signal == SIGBUS || f.signal == SIGABRT) && (near_memory_limit || oom_in_log)) {
+      f.kind = worker_fault::resource_limit;
+      f.message = "out of memory: " + signal_name(f.signal) + " at " + std::to_string(ru.ru_maxrss / 1024) +
+                  " MiB resident, limit " + std::to_string(m_options.memory_limit_bytes >> 20) + " MiB";
+    } else {
+      f.kind = worker_fault::crash;
+      f.message = signal_name(f.signal);
+    }
+  } else if (r > 0 && WIFEXITED(status)) {
+    f.exit_status = WEXITSTATUS(status);
+    if (fallback == worker_fault::timeout || fallback == worker_fault::forged_message) return f;
+    if (oom_in_log || (near_memory_limit && f.exit_status != 0)) {
+      f.kind = worker_fault::resource_limit;
+      f.message = "out of memory (exit status " + std::to_string(f.exit_status) + ")";
+    } else {
+      f.kind = worker_fault::early_exit;
+      f.message = "the worker exited with status " + std::to_string(f.exit_status) + " while a request was pending";
+    }
+  }
+  return f;
+}
+
+std::string worker_process::log_tail() const {
+  std::ifstream in(m_log, std::ios::binary);
+  if (!in) return {};
+  in.seekg(0, std::ios::end);
+  const auto size = static_cast<long long>(in.tellg());
+  const long long want = 2000;  // bytes
+  in.seekg(size > want ? size - want : 0);
+  std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return s;
+}
+
+void worker_process::stop() {
+  if (m_pid > 0) {
+    m_channel.send(json{{"type", "bye"}});
+    int status = 0;
+    pid_t r = 0;
+    for (int i = 0; i < 50 && r == 0; ++i) {
+      r = ::waitpid(m_pid, &status, WNOHANG);
+      if (r == 0) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    ::kill(-m_pid, SIGKILL);
+    if (r == 0) ::waitpid(m_pid, &status, 0);
+    m_pid = -1;
+  }
+  m_channel.close();
+}
+
+}  // namespace kjudge

@@ -1,0 +1,97 @@
+// The controller's handle on one isolated worker process (DESIGN.md §1 "worker pool", §5
+// sandbox): its own process group, rlimits, a clean environment, no inherited descriptors but
+// its channel and arena, a wall-clock watchdog on every request, and the classification of its
+// death into a verdict.
+#pragma once
+
+#include <sys/types.h>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <variant>
+
+#include "protocol/channel.hpp"
+
+namespace kjudge {
+
+struct worker_options {
+  std::string backend = "cpu";
+  std::filesystem::path library;      // the shared object to load
+  std::string role = "candidate";     // candidate | baseline | reference
+  std::size_t arena_bytes = 1 << 20;
+  std::size_t memory_limit_bytes = 4ull << 30;  // RLIMIT_AS; 0: none (CUDA reserves huge VA)
+  double cpu_limit_seconds = 900;               // RLIMIT_CPU
+  std::size_t file_size_limit_bytes = 64u << 20;  // RLIMIT_FSIZE
+  bool sandbox = true;
+  std::filesystem::path scratch_dir;  // the worker's only writable directory; its log goes here
+  double start_timeout_seconds = 60;
+};
+
+enum class worker_fault {
+  crash,              // killed by a signal (segfault, abort, ...) or exited mid-request
+  timeout,            // the watchdog fired or RLIMIT_CPU was hit
+  resource_limit,     // out of memory (RLIMIT_AS) or another rlimit
+  sandbox_violation,  // killed by seccomp (SIGSYS)
+  forged_message,     // a message on the channel failed the token/sequence/format checks
+  early_exit,         // exited with a status while a request was pending
+  worker_error,       // the worker answered with {type: error}
+};
+std::string_view worker_fault_name(worker_fault f);
+
+struct worker_failure {
+  worker_fault kind = worker_fault::crash;
+  std::string message;   // human-readable, with the signal or status
+  std::string error_kind;  // for worker_error: bad_input | runtime_error | resource_limit | internal
+  int signal = 0;
+  int exit_status = -1;
+  long max_rss_kb = 0;
+  std::string log_tail;  // last lines of the worker's stdout/stderr
+};
+
+using worker_reply = std::variant<json, worker_failure>;
+
+class worker_process {
+ public:
+  worker_process() = default;
+  worker_process(const worker_process&) = delete;
+  worker_process& operator=(const worker_process&) = delete;
+  worker_process(worker_process&&) noexcept;
+  worker_process& operator=(worker_process&&) noexcept;
+  ~worker_process();
+
+  // Starts the worker and performs the hello/ready handshake. On success the ready message is
+  // available from ready().
+  static std::variant<worker_process, worker_failure> start(const worker_options& o);
+
+  // Sends `request` and waits up to `timeout_s` for the reply (any type other than error).
+  worker_reply request(const json& request, double timeout_s);
+  bool send(const json& message);
+  worker_reply receive(double timeout_s);
+
+  [[nodiscard]] const json& ready() const { return m_ready; }
+  [[nodiscard]] shared_arena& arena() { return m_arena; }
+  [[nodiscard]] pid_t pid() const { return m_pid; }
+  [[nodiscard]] const worker_options& options() const { return m_options; }
+  [[nodiscard]] bool alive() const { return m_pid > 0; }
+
+  // Polite shutdown (bye), then SIGKILL to the whole group; reaps the process.
+  void stop();
+
+ private:
+  worker_failure classify_death(worker_fault fallback, const std::string& what);
+  std::string log_tail() const;
+
+  worker_options m_options;
+  pid_t m_pid = -1;
+  channel m_channel;
+  shared_arena m_arena;
+  json m_ready;
+  std::filesystem::path m_log;
+};
+
+// Path of the worker executable for a backend: next to the running kjudge binary
+// (kjudge-worker, or kjudge-worker-cuda for cuda), overridable with KJUDGE_WORKER.
+std::filesystem::path worker_executable(const std::string& backend);
+
+}  // namespace kjudge

@@ -1,0 +1,109 @@
+#include "protocol/messages.hpp"
+
+#include <cstdio>
+
+#include "core/error.hpp"
+
+namespace kjudge {
+
+namespace {
+
+json desc_to_json(const tensor_desc& d) {
+  return json{{"name", d.name}, {"dtype", std::string(dtype_name(d.type))}, {"shape", d.shape}};
+}
+
+tensor_desc desc_from_json(const json& j) {
+  tensor_desc d;
+  d.name = j.at("name").get<std::string>();
+  const auto t = parse_dtype(j.at("dtype").get<std::string>());
+  if (!t) throw internal_error("protocol: unknown dtype " + j.at("dtype").dump());
+  d.type = *t;
+  d.shape = j.at("shape").get<std::vector<std::int64_t>>();
+  return d;
+}
+
+constexpr std::size_t slot_align = 64;  // bytes; keeps every slot cache-line aligned
+
+void push(std::vector<arena_slot>& v, std::size_t& off, slot_kind k, int i, std::size_t bytes) {
+  v.push_back(arena_slot{k, i, off, bytes});
+  off += (bytes + slot_align - 1) / slot_align * slot_align;
+}
+
+}  // namespace
+
+json to_json(const call_spec& c) {
+  json in = json::array();
+  for (const auto& p : c.inputs) {
+    json e = desc_to_json(p.desc);
+    e["distribution"] = p.distribution;
+    in.push_back(std::move(e));
+  }
+  json out = json::array();
+  for (const auto& d : c.outputs) out.push_back(desc_to_json(d));
+  return json{{"inputs", in}, {"outputs", out}, {"scalars", c.scalars},
+              {"distribution", c.distribution}, {"seed", c.seed}};
+}
+
+call_spec call_from_json(const json& j) {
+  try {
+    call_spec c;
+    for (const auto& e : j.at("inputs")) {
+      input_plan p;
+      p.desc = desc_from_json(e);
+      p.distribution = e.value("distribution", "");
+      c.inputs.push_back(std::move(p));
+    }
+    for (const auto& e : j.at("outputs")) c.outputs.push_back(desc_from_json(e));
+    c.scalars = j.at("scalars").get<std::vector<double>>();
+    c.distribution = j.at("distribution").get<std::string>();
+    c.seed = j.at("seed").get<std::uint64_t>();
+    return c;
+  } catch (const json::exception& e) {
+    throw internal_error(std::string("protocol: malformed call: ") + e.what());
+  }
+}
+
+std::vector<arena_slot> candidate_layout(const call_spec& c, int repeats) {
+  std::vector<arena_slot> v;
+  std::size_t off = 0;
+  for (std::size_t i = 0; i < c.outputs.size(); ++i)
+    push(v, off, slot_kind::output, static_cast<int>(i), c.outputs[i].nbytes());
+  if (repeats > 1)
+    for (std::size_t i = 0; i < c.outputs.size(); ++i)
+      push(v, off, slot_kind::output_repeat, static_cast<int>(i), c.outputs[i].nbytes());
+  for (std::size_t i = 0; i < c.inputs.size(); ++i)
+    push(v, off, slot_kind::input_after, static_cast<int>(i), c.inputs[i].desc.nbytes());
+  return v;
+}
+
+std::vector<arena_slot> reference_layout(const call_spec& c) {
+  std::vector<arena_slot> v;
+  std::size_t off = 0;
+  for (std::size_t i = 0; i < c.outputs.size(); ++i)
+    push(v, off, slot_kind::ref64, static_cast<int>(i), c.outputs[i].numel() * sizeof(double));
+  for (std::size_t i = 0; i < c.outputs.size(); ++i)
+    push(v, off, slot_kind::ref_same, static_cast<int>(i), c.outputs[i].nbytes());
+  for (std::size_t i = 0; i < c.inputs.size(); ++i)
+    push(v, off, slot_kind::input_generated, static_cast<int>(i), c.inputs[i].desc.nbytes());
+  return v;
+}
+
+std::size_t layout_bytes(const std::vector<arena_slot>& slots) {
+  std::size_t end = 0;
+  for (const auto& s : slots) end = std::max(end, s.offset + s.bytes);
+  return end;
+}
+
+const arena_slot& find_slot(const std::vector<arena_slot>& slots, slot_kind k, int index) {
+  for (const auto& s : slots)
+    if (s.kind == k && s.index == index) return s;
+  throw internal_error("arena slot missing");
+}
+
+std::string seed_hex(std::uint64_t seed) {
+  char buf[19];
+  std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(seed));
+  return buf;
+}
+
+}  // namespace kjudge

@@ -1,0 +1,64 @@
+// Messages between the controller and kjudge-worker, and the arena layout both sides compute
+// independently (the controller never takes buffer offsets from the worker).
+//
+// controller -> worker                         worker -> controller
+//   hello {library, role, backend, arena}        ready {info, abi, has_workspace, env} | error
+//   run {call, repeats}                          ran {rc[], guards[], deferred[], seconds[]}
+//   reference {call}                             referenced {rc, rc64} (reference role only)
+//   time_begin {call, mode, flush_bytes}         time_ready
+//   sample {seed}                                sampled {rc, seconds}
+//   keep | discard  (after every sampled)        kept {guards[], deferred[]} | discarded
+//   time_end                                     time_done
+//   warm_batch {call, count}                     warm_done {seconds_total}
+//   bye                                          (exit 0)
+// Any request may also be answered by  error {kind, message}  (kind: bad_input, runtime_error,
+// resource_limit, internal).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "planner/distributions.hpp"
+
+namespace kjudge {
+
+using json = nlohmann::json;
+
+inline constexpr int protocol_version = 1;
+
+// Everything a worker needs to generate a call's inputs and allocate its outputs.
+struct call_spec {
+  std::vector<input_plan> inputs;
+  std::vector<tensor_desc> outputs;
+  std::vector<double> scalars;
+  std::string distribution;
+  std::uint64_t seed = 0;
+};
+
+json to_json(const call_spec& c);
+call_spec call_from_json(const json& j);  // throws internal_error on malformed content
+
+// What a slot of the arena holds.
+enum class slot_kind { output, output_repeat, input_after, ref64, ref_same, input_generated };
+
+struct arena_slot {
+  slot_kind kind;
+  int index = 0;  // input or output index
+  std::size_t offset = 0;
+  std::size_t bytes = 0;
+};
+
+// Candidate/baseline calls: outputs of the first run, outputs of the repeat (if repeats == 2),
+// then the inputs as they were after the call.
+std::vector<arena_slot> candidate_layout(const call_spec& c, int repeats);
+// Reference calls: float64 outputs, outputs in the problem's dtype, then the generated inputs.
+std::vector<arena_slot> reference_layout(const call_spec& c);
+std::size_t layout_bytes(const std::vector<arena_slot>& slots);
+const arena_slot& find_slot(const std::vector<arena_slot>& slots, slot_kind k, int index);
+
+std::string seed_hex(std::uint64_t seed);
+
+}  // namespace kjudge

@@ -1,0 +1,790 @@
+#include "report/report.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <optional>
+#include <random>
+#include <system_error>
+
+#include "core/error.hpp"
+
+namespace kjudge {
+namespace detail {
+namespace {
+
+using json = nlohmann::json;
+
+// ---- lenient access: every field of a result document may be null or absent ----
+
+const json* field(const json& j, std::string_view key) {
+  if (!j.is_object()) return nullptr;
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return nullptr;
+  return &*it;
+}
+
+const json* field(const json& j, std::initializer_list<std::string_view> keys) {
+  const json* cur = &j;
+  for (auto k : keys) {
+    cur = field(*cur, k);
+    if (cur == nullptr) return nullptr;
+  }
+  return cur;
+}
+
+std::optional<std::string> str(const json& j, std::initializer_list<std::string_view> keys) {
+  const json* v = field(j, keys);
+  if (v == nullptr || !v->is_string()) return std::nullopt;
+  return v->get<std::string>();
+}
+
+std::string str_or(const json& j, std::initializer_list<std::string_view> keys, std::string fallback) {
+  auto s = str(j, keys);
+  return s ? *s : std::move(fallback);
+}
+
+std::optional<double> num(const json& j, std::initializer_list<std::string_view> keys) {
+  const json* v = field(j, keys);
+  if (v == nullptr || !v->is_number()) return std::nullopt;
+  return v->get<double>();
+}
+
+const json& arr(const json& j, std::initializer_list<std::string_view> keys) {
+  static const json empty = json::array();
+  const json* v = field(j, keys);
+  return v != nullptr && v->is_array() ? *v : empty;
+}
+
+// [lo, hi] of a "ci95" array, if well formed.
+std::optional<std::pair<double, double>> ci95(const json& j) {
+  const json* ci = field(j, "ci95");
+  if (ci == nullptr || !ci->is_array() || ci->size() != 2 || !(*ci)[0].is_number() || !(*ci)[1].is_number())
+    return std::nullopt;
+  return std::pair{(*ci)[0].get<double>(), (*ci)[1].get<double>()};
+}
+
+bool is_true(const json& j, std::string_view key) {
+  const json* v = field(j, key);
+  return v != nullptr && v->is_boolean() && v->get<bool>();
+}
+
+// A scalar as text for tables of free-form objects (env, symbols).
+std::string scalar_text(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_null()) return "–";
+  return v.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+// ---- number formatting ----
+
+// Fixed notation with `sig` significant digits; never scientific (values here span ns to hours).
+std::string fixed_sig(double v, int sig = 3) {
+  if (v == 0.0) return "0";
+  const int e = static_cast<int>(std::floor(std::log10(std::fabs(v))));
+  return fmt::format("{:.{}f}", v, std::max(0, sig - 1 - e));
+}
+
+// Rounds to `sig` significant digits and returns the rounded value's decimal exponent, so that
+// 999.7 becomes 1000 (exponent 3) before a unit is chosen rather than printing "1000 ns".
+std::pair<double, int> round_sig(double v, int sig) {
+  int e = static_cast<int>(std::floor(std::log10(v)));
+  const double scale = std::pow(10.0, e - (sig - 1));
+  double r = std::round(v / scale) * scale;
+  if (r >= std::pow(10.0, e + 1)) ++e;
+  return {r, e};
+}
+
+std::string err_text(const std::optional<double>& v) {
+  if (!v) return "–";
+  if (*v == 0.0) return "0";
+  return fmt::format("{:.3g}", *v);
+}
+
+std::string value_text(double v) {
+  return fmt::format("{:.9g}", v);
+}
+
+std::string percent(double fraction) {
+  if (fraction >= 0.1) return fmt::format("{:.0f}%", fraction * 100.0);
+  return fmt::format("{:.1f}%", fraction * 100.0);
+}
+
+// "±1.2%": half the interquartile range relative to the median.
+std::optional<std::string> spread_text(const json& s) {
+  auto med = num(s, {"median_s"});
+  auto q25 = num(s, {"q25_s"});
+  auto q75 = num(s, {"q75_s"});
+  if (!med || !q25 || !q75 || *med <= 0.0) return std::nullopt;
+  return fmt::format("±{:.1f}%", (*q75 - *q25) / 2.0 / *med * 100.0);
+}
+
+std::string speedup_with_ci(const json& s) {
+  auto med = num(s, {"median"});
+  if (!med) return "–";
+  std::string out = format_speedup(*med);
+  if (auto ci = ci95(s)) out += fmt::format(" [{}, {}]", fixed_sig(ci->first), fixed_sig(ci->second));
+  return out;
+}
+
+std::string index_text(const json& idx) {
+  if (!idx.is_array()) return scalar_text(idx);
+  std::string out = "[";
+  for (std::size_t i = 0; i < idx.size(); ++i) {
+    if (i > 0) out += ", ";
+    out += scalar_text(idx[i]);
+  }
+  return out + "]";
+}
+
+std::string candidate_file_name(const json& r) {
+  auto p = str(r, {"candidate", "path"});
+  if (!p) return "–";
+  auto name = std::filesystem::path(*p).filename().string();
+  return name.empty() ? *p : name;
+}
+
+// ---- text tables ----
+
+// Terminal columns of `s`: ANSI escape sequences take none, UTF-8 continuation bytes none (the
+// tables hold "±", "–", "…", all one column wide).
+std::size_t display_width(std::string_view s) {
+  std::size_t w = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\x1b') {
+      while (i < s.size() && s[i] != 'm') ++i;
+      continue;
+    }
+    if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) ++w;
+  }
+  return w;
+}
+
+std::string truncate(std::string s, std::size_t max_width) {
+  if (display_width(s) <= max_width) return s;
+  std::size_t w = 0;
+  std::size_t i = 0;
+  for (; i < s.size(); ++i) {
+    if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) {
+      if (w + 1 == max_width) break;
+      ++w;
+    }
+  }
+  return s.substr(0, i) + "…";
+}
+
+// Left-aligned columns separated by two spaces, header underlined; no trailing spaces.
+std::string text_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::size_t> width(header.size(), 0);
+  auto measure = [&](const std::vector<std::string>& r) {
+    for (std::size_t c = 0; c < r.size() && c < width.size(); ++c) width[c] = std::max(width[c], display_width(r[c]));
+  };
+  measure(header);
+  for (const auto& r : rows) measure(r);
+  auto line = [&](const std::vector<std::string>& r) {
+    std::string out;
+    for (std::size_t c = 0; c < width.size(); ++c) {
+      const std::string& cell = c < r.size() ? r[c] : std::string();
+      out += cell;
+      if (c + 1 < width.size()) out += std::string(width[c] - display_width(cell) + 2, ' ');
+    }
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    return out + "\n";
+  };
+  std::string out = line(header);
+  std::vector<std::string> rule;
+  rule.reserve(width.size());
+  for (auto w : width) rule.emplace_back(w, '-');
+  out += line(rule);
+  for (const auto& r : rows) out += line(r);
+  return out;
+}
+
+// ---- colour ----
+
+constexpr std::string_view k_reset = "\x1b[0m";
+
+std::string_view verdict_colour(std::string_view status) {
+  if (status == "ok_faster") return "\x1b[1;32m";      // bold green
+  if (status == "ok_not_faster") return "\x1b[1;33m";  // bold yellow: correct, no win
+  return "\x1b[1;31m";                                 // bold red: rejected
+}
+
+std::string coloured_verdict(std::string_view status, bool color) {
+  if (!color) return std::string(status);
+  return std::string(verdict_colour(status)) + std::string(status) + std::string(k_reset);
+}
+
+// ---- markdown ----
+
+std::string md_cell(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|')
+      out += "\\|";
+    else if (c == '\n' || c == '\r')
+      out += ' ';
+    else
+      out += c;
+  }
+  return out;
+}
+
+std::string md_code(const std::string& s) {
+  // A span holding a backtick needs a longer fence.
+  if (s.find('`') == std::string::npos) return "`" + s + "`";
+  return "`` " + s + " ``";
+}
+
+std::string md_table(const std::vector<std::string>& header, const std::vector<bool>& right,
+                     const std::vector<std::vector<std::string>>& rows) {
+  std::string out = "|";
+  for (const auto& h : header) out += " " + md_cell(h) + " |";
+  out += "\n|";
+  for (std::size_t c = 0; c < header.size(); ++c) out += c < right.size() && right[c] ? "---:|" : "---|";
+  out += "\n";
+  for (const auto& r : rows) {
+    out += "|";
+    for (const auto& cell : r) out += " " + md_cell(cell) + " |";
+    out += "\n";
+  }
+  return out;
+}
+
+// ---- shared summaries ----
+
+struct case_counts {
+  int total = 0;
+  int pass = 0;
+  int fail = 0;
+  int error = 0;
+  int skipped = 0;
+  int by_kind_public = 0;
+  int by_kind_hidden = 0;
+  int by_kind_bench = 0;
+};
+
+case_counts count_cases(const json& r) {
+  case_counts n;
+  for (const auto& c : arr(r, {"cases"})) {
+    ++n.total;
+    auto st = str_or(c, {"status"}, "");
+    if (st == "pass")
+      ++n.pass;
+    else if (st == "fail")
+      ++n.fail;
+    else if (st == "error")
+      ++n.error;
+    else if (st == "skipped")
+      ++n.skipped;
+    auto kind = str_or(c, {"kind"}, "");
+    if (kind == "public")
+      ++n.by_kind_public;
+    else if (kind == "hidden")
+      ++n.by_kind_hidden;
+    else if (kind == "bench")
+      ++n.by_kind_bench;
+  }
+  return n;
+}
+
+std::string cases_sentence(const json& r) {
+  auto n = count_cases(r);
+  if (n.total == 0) return "no cases run";
+  std::string out = fmt::format("{} of {} cases pass ({} public, {} hidden, {} bench)", n.pass, n.total,
+                                n.by_kind_public, n.by_kind_hidden, n.by_kind_bench);
+  if (n.fail > 0) out += fmt::format(", {} fail", n.fail);
+  if (n.error > 0) out += fmt::format(", {} error", n.error);
+  if (n.skipped > 0) out += fmt::format(", {} skipped", n.skipped);
+  return out;
+}
+
+std::optional<std::string> rechecks_sentence(const json& r) {
+  auto count = num(r, {"timing", "rechecks", "count"});
+  if (!count) return std::nullopt;
+  auto failed = num(r, {"timing", "rechecks", "failed"}).value_or(0.0);
+  return fmt::format("{} timed-call rechecks, {} failed", static_cast<long long>(*count),
+                     static_cast<long long>(failed));
+}
+
+// The first case that did not pass (fail before error: a wrong answer is the stronger evidence).
+const json* first_failing_case(const json& r) {
+  const json* error_case = nullptr;
+  for (const auto& c : arr(r, {"cases"})) {
+    auto st = str_or(c, {"status"}, "");
+    if (st == "fail") return &c;
+    if (st == "error" && error_case == nullptr) error_case = &c;
+  }
+  return error_case;
+}
+
+std::string case_errors_text(const json& c) {
+  std::string out = fmt::format("max abs err {}, max rel err {}, norm rel err {}", err_text(num(c, {"max_abs_err"})),
+                                err_text(num(c, {"max_rel_err"})), err_text(num(c, {"norm_rel_err"})));
+  auto bad = num(c, {"n_bad"});
+  auto unwritten = num(c, {"n_unwritten"});
+  if (bad) out += fmt::format(", {} elements outside tolerance", static_cast<long long>(*bad));
+  if (unwritten && *unwritten > 0) out += fmt::format(", {} never written", static_cast<long long>(*unwritten));
+  return out;
+}
+
+std::optional<std::string> worst_text(const json& c) {
+  const json* w = field(c, "worst");
+  if (w == nullptr || !w->is_object()) return std::nullopt;
+  std::string out = "worst element";
+  if (const json* idx = field(*w, "index")) out += " " + index_text(*idx);
+  auto o = num(*w, {"out"});
+  auto ref = num(*w, {"ref"});
+  out += ":";
+  // Non-finite outputs (NaN, the poison pattern) are stored as null or strings.
+  if (const json* ov = field(*w, "out"); ov != nullptr && !ov->is_number())
+    out += " out " + scalar_text(*ov);
+  else if (o)
+    out += " out " + value_text(*o);
+  else
+    out += " out NaN";
+  if (ref) out += ", ref " + value_text(*ref);
+  if (auto rs = num(*w, {"ref_same"})) out += ", same-dtype ref " + value_text(*rs);
+  if (o && ref) out += ", |out - ref| " + err_text(std::fabs(*o - *ref));
+  if (auto al = num(*w, {"allowed"})) out += ", allowed " + err_text(*al);
+  return out;
+}
+
+std::string case_label(const json& c) {
+  std::string out = str_or(c, {"id"}, "?");
+  if (auto s = str(c, {"shape"})) out += " " + *s;
+  return out;
+}
+
+}  // namespace
+}  // namespace detail
+
+// ---------------------------------------------------------------------------------------------
+
+std::string format_seconds(double seconds) {
+  if (!std::isfinite(seconds)) return "n/a";
+  if (seconds < 0) return "-" + format_seconds(-seconds);
+  if (seconds == 0.0) return "0 ns";
+  auto [r, e] = detail::round_sig(seconds, 3);
+  int unit_exp = e >= 0 ? 0 : e >= -3 ? -3 : e >= -6 ? -6 : -9;
+  const char* unit = unit_exp == 0 ? "s" : unit_exp == -3 ? "ms" : unit_exp == -6 ? "us" : "ns";
+  const int decimals = std::max(0, 2 - (e - unit_exp));
+  return fmt::format("{:.{}f} {}", r / std::pow(10.0, unit_exp), decimals, unit);
+}
+
+std::string format_bytes(double bytes) {
+  if (!std::isfinite(bytes)) return "n/a";
+  if (bytes < 0) return "-" + format_bytes(-bytes);
+  if (bytes < 1024.0) return fmt::format("{:.0f} B", bytes);
+  static constexpr const char* units[] = {"KiB", "MiB", "GiB", "TiB", "PiB"};
+  double v = bytes / 1024.0;
+  std::size_t u = 0;
+  // Decide on the rounded mantissa and keep it under 1000, so that 3 significant digits
+  // suffice: 1023.9 KiB prints as "1.00 MiB", 1000 KiB as "0.977 MiB".
+  while (u + 1 < std::size(units) && detail::round_sig(v, 3).first >= 1000.0) {
+    v /= 1024.0;
+    ++u;
+  }
+  return detail::fixed_sig(detail::round_sig(v, 3).first) + " " + units[u];
+}
+
+std::string format_speedup(double ratio) {
+  if (!std::isfinite(ratio)) return "n/a";
+  if (ratio <= 0.0) return detail::fixed_sig(ratio) + "x";
+  return detail::fixed_sig(detail::round_sig(ratio, 3).first) + "x";
+}
+
+bool verdict_is_ok(std::string_view status) {
+  return status == "ok_faster" || status == "ok_not_faster";
+}
+
+// ---------------------------------------------------------------------------------------------
+
+void write_json_file(const std::filesystem::path& file, const nlohmann::json& doc) {
+  namespace fs = std::filesystem;
+  auto fail = [&](const std::string& what, int err) {
+    throw usage_error(file.string() + ": cannot write: " + what + ": " + std::strerror(err));
+  };
+  const fs::path dir = file.has_parent_path() ? file.parent_path() : fs::path(".");
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw usage_error(file.string() + ": cannot create directory: " + ec.message());
+
+  const std::string text = doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+
+  // The temporary lives next to the target: rename() is atomic only within one file system.
+  // O_EXCL with a random suffix instead of mkstemp so that the file gets 0666 & ~umask, as a
+  // file written with open(2) would.
+  std::random_device rd;
+  fs::path tmp;
+  int fd = -1;
+  for (int attempt = 0; attempt < 16 && fd < 0; ++attempt) {
+    tmp = dir / fmt::format(".{}.{:08x}.tmp", file.filename().string(), rd());
+    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0 && errno != EEXIST) fail("create " + tmp.string(), errno);
+  }
+  if (fd < 0) fail("create a temporary file in " + dir.string(), EEXIST);
+
+  auto abandon = [&](const std::string& what) {
+    const int err = errno;
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    fail(what, err);
+  };
+  const char* p = text.data();
+  std::size_t left = text.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd, p, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      abandon("write");
+    }
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  // fsync before rename: otherwise a power loss can leave the new name on an empty file.
+  if (::fsync(fd) != 0) abandon("fsync");
+  if (::close(fd) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    fail("close", err);
+  }
+  if (::rename(tmp.c_str(), file.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    fail("rename " + tmp.string(), err);
+  }
+  // Persist the directory entry; failure here is not worth failing a finished evaluation.
+  if (int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+std::string render_console(const nlohmann::json& r, bool color) {
+  using namespace detail;
+  std::string out;
+  const std::string status = str_or(r, {"verdict", "status"}, "unknown");
+  std::string title = str_or(r, {"problem", "name"}, "?");
+  if (auto d = str(r, {"problem", "dtype"})) title += " " + *d;
+  title += " " + str_or(r, {"device"}, str_or(r, {"problem", "device"}, "?"));
+  title += "  " + str_or(r, {"candidate", "path"}, "?");
+  out += (color ? "\x1b[1m" + title + std::string(k_reset) : title) + "\n";
+
+  out += "  verdict: " + coloured_verdict(status, color);
+  if (auto rule = str(r, {"verdict", "rule"})) out += " (rule " + *rule + ")";
+  out += "\n";
+  if (!verdict_is_ok(status))
+    for (const auto& reason : arr(r, {"verdict", "reasons"})) out += "    - " + scalar_text(reason) + "\n";
+
+  const std::string mode = str_or(r, {"timing", "mode"}, str_or(r, {"mode"}, "?"));
+  if (const json* s = field(r, "speedup"); s != nullptr && num(*s, {"median"})) {
+    out += "  speedup vs " + str_or(*s, {"baseline"}, "?") + ": " + speedup_with_ci(*s) + " (";
+    if (ci95(*s)) out += "95% CI, ";
+    out += mode;
+    if (auto rounds = num(r, {"timing", "rounds"})) out += fmt::format(", {} rounds", static_cast<long long>(*rounds));
+    const auto& tcases = arr(r, {"timing", "cases"});
+    if (is_true(*s, "geomean_over_cases")) out += fmt::format(", geomean of {} cases", tcases.size());
+    out += ")\n";
+  }
+
+  std::string correctness = "  correctness: " + cases_sentence(r);
+  if (auto rc = rechecks_sentence(r)) correctness += "; " + *rc;
+  out += correctness + "\n";
+
+  if (const json* c = first_failing_case(r)) {
+    std::string line = "  failing case " + case_label(*c);
+    if (auto d = str(*c, {"distribution"})) line += " " + *d;
+    if (auto seed = str(*c, {"seed"})) line += " seed " + *seed;
+    out += line + "\n";
+    if (auto msg = str(*c, {"message"})) out += "    " + *msg + "\n";
+    out += "    " + case_errors_text(*c) + "\n";
+    if (auto w = worst_text(*c)) out += "    " + *w + "\n";
+  }
+
+  // The mode heads the per-case figures: a time means nothing without it (DESIGN.md §4).
+  if (const auto& tcases = arr(r, {"timing", "cases"}); !tcases.empty())
+    out +=
+        "  timing per case, " + mode + " (candidate median vs the case's strongest baseline; speedup with 95% CI):\n";
+  for (const auto& t : arr(r, {"timing", "cases"})) {
+    std::string line = "    " + case_label(t) + ":";
+    const json* cand = field(t, "candidate");
+    if (cand != nullptr && num(*cand, {"median_s"})) {
+      line += " " + format_seconds(*num(*cand, {"median_s"}));
+      std::vector<std::string> details;
+      if (auto sp = spread_text(*cand)) details.push_back("IQR " + *sp);
+      if (auto n = num(*cand, {"n"})) details.push_back(fmt::format("n={}", static_cast<long long>(*n)));
+      if (!details.empty()) line += fmt::format(" ({})", fmt::join(details, ", "));
+    }
+    auto strongest = str(t, {"strongest"});
+    for (const auto& b : arr(t, {"baselines"})) {
+      if (strongest && str_or(b, {"name"}, "") != *strongest) continue;
+      if (auto med = num(b, {"median_s"})) line += " vs " + str_or(b, {"name"}, "?") + " " + format_seconds(*med);
+      break;
+    }
+    if (const json* s = field(t, "speedup")) line += ": " + speedup_with_ci(*s);
+    if (auto g = num(t, {"achieved", "gbps"})) {
+      line += "; " + fixed_sig(*g) + " GB/s";
+      if (auto f = num(t, {"achieved", "fraction_of_ceiling"})) line += " (" + percent(*f) + " of ceiling)";
+    }
+    out += line + "\n";
+  }
+
+  auto cand_mem = num(r, {"memory", "candidate_peak_bytes"});
+  auto base_mem = num(r, {"memory", "baseline_peak_bytes"});
+  if (cand_mem) {
+    out += "  memory: peak " + format_bytes(*cand_mem);
+    if (base_mem) out += " vs " + format_bytes(*base_mem) + " baseline";
+    out += "\n";
+  }
+  if (auto t = num(r, {"time_to_verdict_s"})) out += "  time to verdict: " + format_seconds(*t) + "\n";
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+std::string render_markdown(const nlohmann::json& r) {
+  using namespace detail;
+  std::string out;
+  const std::string status = str_or(r, {"verdict", "status"}, "unknown");
+  const std::string problem = str_or(r, {"problem", "name"}, "?");
+  const std::string device = str_or(r, {"device"}, str_or(r, {"problem", "device"}, "?"));
+  const std::string mode = str_or(r, {"timing", "mode"}, str_or(r, {"mode"}, "–"));
+
+  out += fmt::format("# kjudge: {} ({}, {}) — {}\n\n", problem, str_or(r, {"problem", "dtype"}, "?"), device, status);
+
+  // Summary.
+  std::vector<std::vector<std::string>> summary;
+  std::string cand = str(r, {"candidate", "path"}) ? md_code(*str(r, {"candidate", "path"})) : "–";
+  summary.push_back({"candidate", cand});
+  if (auto sha = str(r, {"candidate", "sha256"})) summary.push_back({"sha256", md_code(*sha)});
+  if (auto info = str(r, {"candidate", "info"})) summary.push_back({"info", *info});
+  std::string verdict = "**" + status + "**";
+  if (auto rule = str(r, {"verdict", "rule"})) verdict += " (rule " + md_code(*rule) + ")";
+  summary.push_back({"verdict", verdict});
+  if (const json* s = field(r, "speedup"); s != nullptr && num(*s, {"median"})) {
+    std::string sp = "**" + speedup_with_ci(*s) + "** vs " + str_or(*s, {"baseline"}, "?");
+    std::vector<std::string> notes;
+    if (ci95(*s)) notes.emplace_back("95% CI");
+    if (is_true(*s, "geomean_over_cases")) notes.emplace_back("geometric mean over cases");
+    if (!notes.empty()) sp += " (" + fmt::format("{}", fmt::join(notes, ", ")) + ")";
+    summary.push_back({"speedup", sp});
+  }
+  summary.push_back({"timing mode", mode});
+  std::string created = str_or(r, {"created_at"}, "–");
+  if (auto v = str(r, {"kjudge_version"})) created += ", kjudge " + *v;
+  summary.push_back({"created", created});
+  if (auto t = num(r, {"time_to_verdict_s"})) summary.push_back({"time to verdict", format_seconds(*t)});
+  out += md_table({"", ""}, {}, summary) + "\n";
+
+  // Verdict.
+  out += "## Verdict\n\n**" + status + "**";
+  if (auto rule = str(r, {"verdict", "rule"})) out += ", rule " + md_code(*rule);
+  out += "\n\n";
+  for (const auto& reason : arr(r, {"verdict", "reasons"})) out += "- " + scalar_text(reason) + "\n";
+  if (!arr(r, {"verdict", "reasons"}).empty()) out += "\n";
+
+  // Correctness.
+  const auto& cases = arr(r, {"cases"});
+  out += "## Correctness\n\n" + cases_sentence(r);
+  if (auto rc = rechecks_sentence(r)) out += "; " + *rc;
+  out += ".\n\n";
+  if (!cases.empty()) {
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& c : cases) {
+      auto count = [&](std::string_view k) {
+        auto v = num(c, {k});
+        return v ? fmt::format("{}", static_cast<long long>(*v)) : std::string("–");
+      };
+      rows.push_back({str_or(c, {"id"}, "?"), str_or(c, {"kind"}, "–"), str_or(c, {"shape"}, "–"),
+                      str_or(c, {"distribution"}, "–"), str(c, {"seed"}) ? md_code(*str(c, {"seed"})) : "–",
+                      str_or(c, {"status"}, "–"), err_text(num(c, {"max_abs_err"})), err_text(num(c, {"max_rel_err"})),
+                      err_text(num(c, {"norm_rel_err"})), count("n_bad"), count("n_unwritten")});
+    }
+    out += md_table({"case", "kind", "shape", "distribution", "seed", "status", "max abs err", "max rel err",
+                     "norm rel err", "bad", "unwritten"},
+                    {false, false, false, false, false, false, true, true, true, true, true}, rows);
+    out += "\n";
+  }
+  if (const json* c = first_failing_case(r)) {
+    out += "### Failing case " + md_code(str_or(*c, {"id"}, "?")) + "\n\n";
+    std::string shape = str_or(*c, {"shape"}, "–");
+    out += "- shape: " + shape + "\n";
+    out += "- distribution: " + str_or(*c, {"distribution"}, "–");
+    if (auto seed = str(*c, {"seed"})) out += ", seed " + md_code(*seed);
+    out += "\n";
+    out += "- status: " + str_or(*c, {"status"}, "–") + "\n";
+    if (auto msg = str(*c, {"message"})) out += "- message: " + *msg + "\n";
+    out += "- errors: " + case_errors_text(*c) + "\n";
+    if (auto w = worst_text(*c)) out += "- " + *w + "\n";
+    out += "\n";
+  }
+
+  // Timing.
+  if (const json* timing = field(r, "timing")) {
+    out += "## Timing\n\n";
+    std::vector<std::string> facts;
+    facts.push_back("Mode: " + mode);
+    if (auto clock = str(*timing, {"clock"})) facts.push_back("clock: " + *clock);
+    if (auto rounds = num(*timing, {"rounds"}))
+      facts.push_back(fmt::format("{} rounds", static_cast<long long>(*rounds)));
+    out += fmt::format("{}", fmt::join(facts, ", ")) +
+           ". Median per implementation; ± is half the interquartile range relative to the "
+           "median; n is the number of samples; \"vs candidate\" is the ratio of medians. The "
+           "speedup is the median of per-round paired ratios against the strongest baseline "
+           "with its 95% bootstrap CI.\n\n";
+    for (const auto& t : arr(*timing, {"cases"})) {
+      out += "### " + case_label(t) + "\n\n";
+      const auto cand_med = num(t, {"candidate", "median_s"});
+      auto row = [&](std::string name, const json& s) {
+        auto med = num(s, {"median_s"});
+        auto n = num(s, {"n"});
+        std::string ratio = "–";
+        if (med && cand_med && *cand_med > 0) ratio = format_speedup(*med / *cand_med);
+        return std::vector<std::string>{std::move(name),
+                                        med ? format_seconds(*med) : "–",
+                                        spread_text(s).value_or("–"),
+                                        num(s, {"min_s"}) ? format_seconds(*num(s, {"min_s"})) : "–",
+                                        num(s, {"max_s"}) ? format_seconds(*num(s, {"max_s"})) : "–",
+                                        n ? fmt::format("{}", static_cast<long long>(*n)) : "–",
+                                        ratio};
+      };
+      std::vector<std::vector<std::string>> rows;
+      if (const json* c = field(t, "candidate")) {
+        auto rr = row("candidate", *c);
+        rr.back() = "–";
+        rows.push_back(std::move(rr));
+      }
+      auto strongest = str(t, {"strongest"});
+      for (const auto& b : arr(t, {"baselines"})) {
+        std::string name = str_or(b, {"name"}, "?");
+        if (strongest && name == *strongest) name += " (strongest)";
+        rows.push_back(row(std::move(name), b));
+      }
+      out += md_table({"implementation", "median", "±", "min", "max", "n", "vs candidate"},
+                      {false, true, true, true, true, true, true}, rows);
+      std::vector<std::string> lines;
+      if (const json* s = field(t, "speedup"))
+        lines.push_back("speedup vs " + str_or(t, {"strongest"}, "strongest baseline") + ": **" + speedup_with_ci(*s) +
+                        "**");
+      if (const json* a = field(t, "achieved")) {
+        std::vector<std::string> parts;
+        if (auto g = num(*a, {"gbps"})) parts.push_back(fixed_sig(*g) + " GB/s");
+        if (auto g = num(*a, {"gflops"})) parts.push_back(fixed_sig(*g) + " GFLOP/s");
+        if (auto f = num(*a, {"fraction_of_ceiling"})) parts.push_back(percent(*f) + " of the device ceiling");
+        if (!parts.empty()) lines.push_back("achieved " + fmt::format("{}", fmt::join(parts, ", ")));
+      }
+      if (!lines.empty()) out += "\n" + fmt::format("{}", fmt::join(lines, "; ")) + ".\n";
+      out += "\n";
+    }
+  }
+
+  // Memory.
+  if (const json* m = field(r, "memory")) {
+    auto c = num(*m, {"candidate_peak_bytes"});
+    auto b = num(*m, {"baseline_peak_bytes"});
+    if (c || b) {
+      out += "## Memory\n\n";
+      std::vector<std::vector<std::string>> rows;
+      rows.push_back(
+          {"candidate", c ? format_bytes(*c) : "–", c ? fmt::format("{}", static_cast<long long>(*c)) : "–"});
+      rows.push_back(
+          {"strongest baseline", b ? format_bytes(*b) : "–", b ? fmt::format("{}", static_cast<long long>(*b)) : "–"});
+      out += md_table({"peak memory of one call", "size", "bytes"}, {false, true, true}, rows);
+      if (c && b && *b > 0) out += "\nCandidate / baseline: " + format_speedup(*c / *b) + ".\n";
+      out += "\n";
+    }
+  }
+
+  // Baselines.
+  if (const auto& bs = arr(r, {"baselines"}); !bs.empty()) {
+    out += "## Baselines\n\n";
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& b : bs) {
+      auto sha = str(b, {"sha256"});
+      rows.push_back({str_or(b, {"name"}, "?"), str(b, {"source"}) ? md_code(*str(b, {"source"})) : "–",
+                      sha ? md_code(sha->substr(0, 12)) : "–"});
+    }
+    out += md_table({"name", "source", "sha256"}, {}, rows) + "\n";
+  }
+
+  // Build.
+  if (const json* b = field(r, "build")) {
+    out += "## Build\n\n";
+    std::vector<std::vector<std::string>> rows;
+    if (auto c = str(*b, {"compiler"})) rows.push_back({"compiler", *c});
+    if (auto f = str(*b, {"flags"})) rows.push_back({"flags", md_code(*f)});
+    if (auto s = num(*b, {"seconds"})) rows.push_back({"time", format_seconds(*s)});
+    if (const json* cached = field(*b, "cached"); cached != nullptr && cached->is_boolean())
+      rows.push_back({"cached", cached->get<bool>() ? "yes" : "no"});
+    out += md_table({"", ""}, {}, rows) + "\n";
+  }
+
+  // Environment: every key, as recorded.
+  if (const json* env = field(r, "env"); env != nullptr && env->is_object()) {
+    out += "## Environment\n\n";
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& [k, v] : env->items()) rows.push_back({k, scalar_text(v)});
+    out += md_table({"", ""}, {}, rows);
+  }
+  // Exactly one trailing newline.
+  while (out.size() >= 2 && out[out.size() - 1] == '\n' && out[out.size() - 2] == '\n') out.pop_back();
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+std::string render_verdict_table(const std::vector<nlohmann::json>& results, bool color) {
+  using namespace detail;
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& r : results) {
+    const std::string status = str_or(r, {"verdict", "status"}, "unknown");
+    std::string speed = "–";
+    if (const json* s = field(r, "speedup")) speed = speedup_with_ci(*s);
+    // Evidence: the failing case for a rejection found by the oracle, else the first reason.
+    std::string evidence;
+    if (const json* c = first_failing_case(r)) {
+      evidence = case_label(*c);
+      if (auto d = str(*c, {"distribution"})) evidence += " " + *d;
+      if (auto msg = str(*c, {"message"}))
+        evidence += ": " + *msg;
+      else if (auto bad = num(*c, {"n_bad"}))
+        evidence +=
+            fmt::format(": {} bad, max rel err {}", static_cast<long long>(*bad), err_text(num(*c, {"max_rel_err"})));
+    } else if (const auto& reasons = arr(r, {"verdict", "reasons"}); !reasons.empty()) {
+      evidence = scalar_text(reasons[0]);
+    }
+    rows.push_back({str_or(r, {"problem", "name"}, "?"), str_or(r, {"problem", "dtype"}, "–"), candidate_file_name(r),
+                    coloured_verdict(status, color), str_or(r, {"verdict", "rule"}, "–"), speed,
+                    truncate(evidence, 72)});
+  }
+  return text_table({"problem", "dtype", "candidate", "verdict", "rule", "speedup [95% CI]", "evidence"}, rows);
+}
+
+std::string render_history(const std::vector<history_row>& rows) {
+  using namespace detail;
+  if (rows.empty()) return "no evaluations stored\n";
+  std::vector<std::vector<std::string>> table;
+  for (const auto& h : rows) {
+    std::string speed = "–";
+    if (h.speedup_median) {
+      speed = format_speedup(*h.speedup_median);
+      if (h.speedup_lo && h.speedup_hi)
+        speed += fmt::format(" [{}, {}]", fixed_sig(*h.speedup_lo), fixed_sig(*h.speedup_hi));
+    }
+    table.push_back({std::to_string(h.id), h.created_at, h.dtype.empty() ? "–" : h.dtype,
+                     h.device.empty() ? "–" : h.device, h.status, h.rule.empty() ? "–" : h.rule, speed,
+                     h.sha256_prefix.empty() ? "–" : h.sha256_prefix, h.candidate_path});
+  }
+  return text_table(
+      {"id", "created_at", "dtype", "device", "verdict", "rule", "speedup [95% CI]", "sha256", "candidate"}, table);
+}
+
+}  // namespace kjudge

@@ -1,0 +1,52 @@
+// Reports of result documents ("kjudge.result/1", docs/result-schema.md): the JSON file itself,
+// Markdown, the console summary of `kjudge eval`, the verdict table of `kjudge validate --all`
+// and the table of `kjudge history`.
+//
+// Renderers read only the document (no clock, no environment), so a document renders the same
+// everywhere; golden files in tests/golden/ pin the output. Every field may be null or absent:
+// a renderer shows what is there and never throws on a well-formed JSON value.
+#pragma once
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "store/store.hpp"
+
+namespace kjudge {
+
+inline constexpr std::string_view result_schema_id = "kjudge.result/1";
+
+// Writes `doc` (2-space indented, trailing newline) so that readers see either the old file or
+// the complete new one: a temporary file in the same directory, fsync, rename, fsync of the
+// directory. Creates missing parent directories. Throws usage_error naming the path on failure.
+void write_json_file(const std::filesystem::path& file, const nlohmann::json& doc);
+
+std::string render_markdown(const nlohmann::json& result);
+
+// Compact summary for a terminal; `color` adds ANSI colours to the verdict.
+std::string render_console(const nlohmann::json& result, bool color);
+
+// One row per result: problem, candidate file name, verdict, rule, speedup [CI], evidence.
+std::string render_verdict_table(const std::vector<nlohmann::json>& results, bool color);
+
+std::string render_history(const std::vector<history_row>& rows);
+
+// Seconds with 3 significant digits in the unit that keeps the mantissa in [1, 1000):
+// 4.12e-7 -> "412 ns", 1.234e-6 -> "1.23 us", 4.56e-3 -> "4.56 ms", 1.2 -> "1.20 s".
+// Non-finite -> "n/a".
+std::string format_seconds(double seconds);
+
+// Bytes with 3 significant digits in binary units, mantissa below 1000: 1536 -> "1.50 KiB",
+// 1000 KiB -> "0.977 MiB"; below 1 KiB exact: "12 B".
+std::string format_bytes(double bytes);
+
+// A ratio with 3 significant digits and an "x": 1.834 -> "1.83x", 374.2 -> "374x".
+std::string format_speedup(double ratio);
+
+// True for the verdicts under which the candidate is correct (ok_faster, ok_not_faster).
+bool verdict_is_ok(std::string_view status);
+
+}  // namespace kjudge

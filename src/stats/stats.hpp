@@ -1,0 +1,62 @@
+// Small statistics for timing: order statistics, confidence intervals of the median, and the
+// bootstrap CI of a median paired ratio (DESIGN.md §4). Free functions with guards: empty inputs
+// throw std::invalid_argument.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace kjudge::stats {
+
+double median(std::span<const double> xs);
+// Linear-interpolated quantile, q in [0,1] (type 7, as numpy's default).
+double quantile(std::span<const double> xs, double q);
+double mean(std::span<const double> xs);
+double geometric_mean(std::span<const double> xs);  // all xs > 0
+
+struct interval {
+  double lo = 0.0;
+  double hi = 0.0;
+  [[nodiscard]] bool contains(double v) const { return lo <= v && v <= hi; }
+};
+
+// Distribution-free CI of the median from order statistics (binomial(n, 1/2)); the interval
+// [x_(j), x_(k)] with coverage >= `confidence`. For n < 6 at 95% no such interval exists and the
+// full range is returned.
+interval median_ci(std::span<const double> xs, double confidence = 0.95);
+
+// Half-width of median_ci relative to the median: (hi - lo) / 2 / median.
+double median_ci_relative_halfwidth(std::span<const double> xs, double confidence = 0.95);
+
+// Percentile bootstrap CI of median(num[i] / den[i]) over paired observations, resampling pairs
+// with replacement `resamples` times, with a fixed seed so that a result is reproducible.
+struct ratio_summary {
+  double median = 0.0;
+  interval ci;
+  int n = 0;
+};
+ratio_summary bootstrap_median_ratio(std::span<const double> num, std::span<const double> den,
+                                     double confidence = 0.95, int resamples = 10000,
+                                     std::uint64_t seed = 0x6b6a75646765ULL);
+
+// Percentile bootstrap CI of the median of xs.
+ratio_summary bootstrap_median(std::span<const double> xs, double confidence = 0.95,
+                               int resamples = 10000, std::uint64_t seed = 0x6b6a75646765ULL);
+
+// Spread summary for printing: median, IQR relative to the median, min, max.
+struct spread {
+  double median = 0.0;
+  double q25 = 0.0;
+  double q75 = 0.0;
+  double min = 0.0;
+  double max = 0.0;
+  int n = 0;
+  [[nodiscard]] double relative_iqr() const { return median > 0 ? (q75 - q25) / median : 0.0; }
+};
+spread summarize(std::span<const double> xs);
+
+// Binomial CDF P(X <= k) for X ~ Bin(n, p), computed stably in log space.
+double binomial_cdf(int k, int n, double p);
+
+}  // namespace kjudge::stats

@@ -1,0 +1,75 @@
+// The device backend seam (DESIGN.md §1): what the worker needs from a device to run, check and
+// time one call. The cpu backend is in worker/cpu_backend.cpp; the cuda backend in src/cuda/.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/dtype.hpp"
+
+namespace kjudge {
+
+using json = nlohmann::json;
+
+// Guard zone size on each side of every buffer, bytes. A write up to this far outside the
+// buffer is caught; the canary pattern cannot be produced by float arithmetic on our inputs.
+inline constexpr std::size_t guard_bytes = 4096;
+inline constexpr unsigned char canary_byte = 0xcb;
+
+// A device (or host) allocation of `bytes` usable bytes framed by guard zones.
+struct guarded_buffer {
+  void* data = nullptr;   // first usable byte (device pointer on cuda)
+  std::size_t bytes = 0;
+  void* base = nullptr;   // start of the front guard
+  std::string label;      // "input x", "output y", "workspace" — for evidence
+};
+
+struct guard_violation {
+  std::string buffer;      // label
+  std::string side;        // "before" | "after"
+  std::size_t offset = 0;  // distance in bytes from the buffer edge to the first changed byte
+  std::size_t bytes_changed = 0;
+};
+
+// One timed call.
+struct timed_call {
+  int rc = 0;
+  double seconds = 0.0;     // the backend's timer (steady clock on cpu, events on cuda)
+  double host_seconds = 0.0;  // host wall clock around launch + completion (cross-check)
+  json extra;                // backend-specific evidence (e.g. SM clock, kernel trace)
+};
+
+class backend {
+ public:
+  virtual ~backend() = default;
+  [[nodiscard]] virtual std::string_view name() const = 0;
+  virtual json environment() = 0;
+
+  virtual guarded_buffer allocate(std::size_t bytes, std::string label) = 0;
+  virtual void release(guarded_buffer& b) = 0;
+  virtual void upload(guarded_buffer& b, const void* host, std::size_t bytes) = 0;
+  virtual void download(const guarded_buffer& b, void* host, std::size_t bytes) = 0;
+  // Fills the usable bytes with the poison pattern of the dtype (oracle/oracle.hpp).
+  virtual void poison(guarded_buffer& b, dtype t, std::size_t numel) = 0;
+  virtual std::vector<guard_violation> check_guards(const guarded_buffer& b) = 0;
+
+  virtual void* stream() = 0;  // passed in kj_args.stream
+  virtual void synchronize() = 0;
+  // Evicts the last-level cache (cold samples); not timed.
+  virtual void flush_cache() = 0;
+  // Times `call` (which launches the candidate) with the backend's method.
+  virtual timed_call time(const std::function<int()>& call) = 0;
+  // Bytes allocated by the candidate during the last timed or run call beyond what the judge
+  // allocated (peak device memory), when the backend can see it; -1 if unknown.
+  virtual long long last_call_peak_extra_bytes() { return -1; }
+};
+
+std::unique_ptr<backend> make_cpu_backend();
+
+}  // namespace kjudge

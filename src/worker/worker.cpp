@@ -1,0 +1,443 @@
+#include "worker/worker.hpp"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <new>
+#include <thread>
+
+#include "core/error.hpp"
+#include "kjudge/candidate.h"
+#include "oracle/oracle.hpp"
+#include "planner/distributions.hpp"
+#include "protocol/messages.hpp"
+#include "worker/sandbox.hpp"
+
+namespace kjudge {
+
+namespace {
+
+std::map<std::string, backend_factory>& factories() {
+  static std::map<std::string, backend_factory> f{{"cpu", &make_cpu_backend}};
+  return f;
+}
+
+using run_fn = int (*)(const kj_args*);
+using ws_fn = size_t (*)(const kj_args*);
+using info_fn = const char* (*)();
+using abi_fn = int (*)();
+
+// Delay before re-reading a call's outputs to catch work that finishes after the call returned
+// (host threads, other streams), microseconds. Only on checked calls, never on timed ones.
+constexpr int deferred_probe_us = 2000;
+
+class session {
+ public:
+  session(channel& ch, shared_arena& arena) : m_ch(ch), m_arena(arena) {}
+
+  int serve();
+
+ private:
+  bool handle_hello(const json& m);
+  void handle_run(const json& m);
+  void handle_reference(const json& m);
+  void handle_time(const json& m);
+  void handle_warm_batch(const json& m);
+  void send_error(const std::string& kind, const std::string& msg) {
+    m_ch.send(json{{"type", "error"}, {"kind", kind}, {"message", msg}});
+  }
+
+  struct call_buffers {
+    std::vector<guarded_buffer> inputs;
+    std::vector<guarded_buffer> outputs;
+    guarded_buffer workspace;
+    std::vector<kj_tensor> in_views;
+    std::vector<kj_tensor> out_views;
+    kj_args args{};
+  };
+  void alloc_inputs(call_buffers& cb, const call_spec& c, const std::vector<host_tensor>& host);
+  void alloc_outputs(call_buffers& cb, const call_spec& c);
+  void finish_args(call_buffers& cb, const call_spec& c);
+  void free_outputs(call_buffers& cb);
+  void free_all(call_buffers& cb);
+  int invoke(const kj_args& a);
+  // Copies outputs (and inputs as they are now) into the arena; returns guard and deferred-work
+  // evidence as JSON.
+  json export_call(call_buffers& cb, const call_spec& c, const std::vector<arena_slot>& layout,
+                   slot_kind out_kind, bool export_inputs, bool probe_deferred);
+
+  channel& m_ch;
+  shared_arena& m_arena;
+  std::unique_ptr<backend> m_backend;
+  void* m_lib = nullptr;
+  run_fn m_run = nullptr;
+  run_fn m_ref64 = nullptr;
+  ws_fn m_ws = nullptr;
+  std::string m_role;
+  std::string m_last_exception;
+};
+
+int session::invoke(const kj_args& a) {
+  // A C++ exception escaping the candidate is a runtime error, not a crash of the worker.
+  try {
+    return m_run(&a);
+  } catch (const std::bad_alloc&) {
+    m_last_exception = "std::bad_alloc";
+    return -1001;
+  } catch (const std::exception& e) {
+    m_last_exception = e.what();
+    return -1000;
+  } catch (...) {
+    m_last_exception = "unknown exception";
+    return -1000;
+  }
+}
+
+bool session::handle_hello(const json& m) {
+  m_ch.set_token(m.at("tok").get<std::string>());
+  m_role = m.value("role", "candidate");
+  const std::string backend_name = m.value("backend", "cpu");
+  const auto it = factories().find(backend_name);
+  if (it == factories().end()) {
+    send_error("internal", "this worker has no '" + backend_name + "' backend");
+    return false;
+  }
+  try {
+    m_backend = it->second();
+  } catch (const std::exception& e) {
+    send_error("internal", std::string("backend start failed: ") + e.what());
+    return false;
+  }
+  const std::string lib = m.at("library").get<std::string>();
+  m_lib = ::dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (m_lib == nullptr) {
+    const char* e = ::dlerror();
+    send_error("bad_input", std::string("cannot load the candidate: ") + (e ? e : "?"));
+    return false;
+  }
+  m_run = reinterpret_cast<run_fn>(::dlsym(m_lib, "kj_run"));
+  m_ws = reinterpret_cast<ws_fn>(::dlsym(m_lib, "kj_workspace_bytes"));
+  auto info = reinterpret_cast<info_fn>(::dlsym(m_lib, "kj_info"));
+  auto abi = reinterpret_cast<abi_fn>(::dlsym(m_lib, "kj_abi_version"));
+  m_ref64 = reinterpret_cast<run_fn>(::dlsym(m_lib, "kj_reference_f64"));
+  if (m_run == nullptr) {
+    send_error("bad_input", "the candidate exports no kj_run (declare it with KJ_EXPORT int kj_run(const kj_args*))");
+    return false;
+  }
+  if (m_role == "reference" && m_ref64 == nullptr) {
+    send_error("bad_input", "the reference exports no kj_reference_f64");
+    return false;
+  }
+  const int abi_version = abi ? abi() : -1;
+  if (abi != nullptr && abi_version != KJ_ABI_VERSION) {
+    send_error("bad_input", "the candidate was built for ABI version " + std::to_string(abi_version) +
+                                ", this judge speaks " + std::to_string(KJ_ABI_VERSION));
+    return false;
+  }
+  json env = m_backend->environment();
+  const bool sandbox = m.value("sandbox", true);
+  env["sandbox"] = sandbox ? apply_sandbox(m_backend->name()) : json{{"enabled", false}};
+  std::string info_str;
+  if (info != nullptr) {
+    const char* s = info();
+    if (s != nullptr) info_str.assign(s, ::strnlen(s, 4096));
+  }
+  m_ch.send(json{{"type", "ready"}, {"info", info_str}, {"abi", abi_version},
+                 {"has_workspace", m_ws != nullptr}, {"env", env}, {"pid", ::getpid()}});
+  return true;
+}
+
+void session::alloc_inputs(call_buffers& cb, const call_spec& c, const std::vector<host_tensor>& host) {
+  for (std::size_t i = 0; i < c.inputs.size(); ++i) {
+    auto b = m_backend->allocate(host[i].nbytes(), "input " + c.inputs[i].desc.name);
+    m_backend->upload(b, host[i].data(), host[i].nbytes());
+    cb.inputs.push_back(b);
+    cb.in_views.push_back(make_kj_tensor(c.inputs[i].desc, b.data));
+  }
+}
+
+void session::alloc_outputs(call_buffers& cb, const call_spec& c) {
+  cb.outputs.clear();
+  cb.out_views.clear();
+  for (const auto& d : c.outputs) {
+    auto b = m_backend->allocate(d.nbytes(), "output " + d.name);
+    m_backend->poison(b, d.type, d.numel());
+    cb.outputs.push_back(b);
+    cb.out_views.push_back(make_kj_tensor(d, b.data));
+  }
+}
+
+void session::finish_args(call_buffers& cb, const call_spec& c) {
+  kj_args& a = cb.args;
+  a = kj_args{};
+  a.inputs = cb.in_views.data();
+  a.n_inputs = static_cast<int32_t>(cb.in_views.size());
+  a.outputs = cb.out_views.data();
+  a.n_outputs = static_cast<int32_t>(cb.out_views.size());
+  a.scalars = c.scalars.data();
+  a.n_scalars = static_cast<int32_t>(c.scalars.size());
+  a.stream = m_backend->stream();
+  if (m_ws != nullptr && m_role != "reference") {
+    const std::size_t ws = m_ws(&a);
+    if (cb.workspace.base != nullptr && cb.workspace.bytes != ws) m_backend->release(cb.workspace);
+    if (cb.workspace.base == nullptr && ws > 0) cb.workspace = m_backend->allocate(ws, "workspace");
+    a.workspace = cb.workspace.data;
+    a.workspace_bytes = ws;
+  }
+}
+
+void session::free_outputs(call_buffers& cb) {
+  for (auto& b : cb.outputs) m_backend->release(b);
+  cb.outputs.clear();
+  cb.out_views.clear();
+}
+
+void session::free_all(call_buffers& cb) {
+  free_outputs(cb);
+  for (auto& b : cb.inputs) m_backend->release(b);
+  cb.inputs.clear();
+  cb.in_views.clear();
+  if (cb.workspace.base != nullptr) m_backend->release(cb.workspace);
+}
+
+json session::export_call(call_buffers& cb, const call_spec& c, const std::vector<arena_slot>& layout,
+                          slot_kind out_kind, bool export_inputs, bool probe_deferred) {
+  json guards = json::array();
+  json deferred = json::array();
+  for (std::size_t i = 0; i < cb.outputs.size(); ++i) {
+    const auto& s = find_slot(layout, out_kind, static_cast<int>(i));
+    std::byte* dst = m_arena.at(s.offset, s.bytes);
+    m_backend->download(cb.outputs[i], dst, s.bytes);
+  }
+  if (probe_deferred) {
+    std::this_thread::sleep_for(std::chrono::microseconds(deferred_probe_us));
+    m_backend->synchronize();
+    std::vector<std::byte> again;
+    for (std::size_t i = 0; i < cb.outputs.size(); ++i) {
+      const auto& s = find_slot(layout, out_kind, static_cast<int>(i));
+      again.resize(s.bytes);
+      m_backend->download(cb.outputs[i], again.data(), s.bytes);
+      const std::byte* first = m_arena.at(s.offset, s.bytes);
+      std::size_t changed = 0, first_idx = 0;
+      for (std::size_t k = 0; k < s.bytes; ++k)
+        if (again[k] != first[k]) {
+          if (changed++ == 0) first_idx = k;
+        }
+      if (changed)
+        deferred.push_back(json{{"buffer", cb.outputs[i].label}, {"bytes_changed", changed},
+                                {"first_byte", first_idx}, {"after_us", deferred_probe_us}});
+    }
+  }
+  if (export_inputs)
+    for (std::size_t i = 0; i < cb.inputs.size(); ++i) {
+      const auto& s = find_slot(layout, slot_kind::input_after, static_cast<int>(i));
+      m_backend->download(cb.inputs[i], m_arena.at(s.offset, s.bytes), s.bytes);
+    }
+  auto add = [&](const guarded_buffer& b) {
+    for (const auto& v : m_backend->check_guards(b))
+      guards.push_back(json{{"buffer", v.buffer}, {"side", v.side}, {"offset", v.offset},
+                            {"bytes_changed", v.bytes_changed}});
+  };
+  for (const auto& b : cb.outputs) add(b);
+  for (const auto& b : cb.inputs) add(b);
+  if (cb.workspace.base != nullptr) add(cb.workspace);
+  (void)c;
+  return json{{"guards", guards}, {"deferred", deferred}};
+}
+
+void session::handle_run(const json& m) {
+  const call_spec c = call_from_json(m.at("call"));
+  const int repeats = m.value("repeats", 1);
+  const auto layout = candidate_layout(c, repeats);
+  if (layout_bytes(layout) > m_arena.size()) {
+    send_error("internal", "arena too small for this call");
+    return;
+  }
+  const auto host = generate_inputs(c.inputs, c.distribution, c.seed);
+  call_buffers cb;
+  alloc_inputs(cb, c, host);
+  json rcs = json::array(), guards = json::array(), deferred = json::array(), secs = json::array();
+  for (int r = 0; r < repeats; ++r) {
+    alloc_outputs(cb, c);
+    finish_args(cb, c);
+    m_last_exception.clear();
+    const timed_call t = m_backend->time([&] { return invoke(cb.args); });
+    m_backend->synchronize();
+    rcs.push_back(t.rc);
+    secs.push_back(t.seconds);
+    const bool last = r + 1 == repeats;
+    json ev = export_call(cb, c, layout, r == 0 ? slot_kind::output : slot_kind::output_repeat, last, r == 0);
+    for (auto& g : ev["guards"]) guards.push_back(g);
+    for (auto& d : ev["deferred"]) deferred.push_back(d);
+    free_outputs(cb);
+    if (t.rc == -1001) {
+      free_all(cb);
+      send_error("resource_limit", "the candidate threw std::bad_alloc");
+      return;
+    }
+  }
+  free_all(cb);
+  m_ch.send(json{{"type", "ran"}, {"rc", rcs}, {"guards", guards}, {"deferred", deferred},
+                 {"seconds", secs}, {"exception", m_last_exception}});
+}
+
+void session::handle_reference(const json& m) {
+  const call_spec c = call_from_json(m.at("call"));
+  const auto layout = reference_layout(c);
+  if (layout_bytes(layout) > m_arena.size()) {
+    send_error("internal", "arena too small for this call");
+    return;
+  }
+  auto host = generate_inputs(c.inputs, c.distribution, c.seed);
+  for (std::size_t i = 0; i < host.size(); ++i) {
+    const auto& s = find_slot(layout, slot_kind::input_generated, static_cast<int>(i));
+    std::memcpy(m_arena.at(s.offset, s.bytes), host[i].data(), s.bytes);
+  }
+  // Same-dtype reference: the reference's own kj_run on the native inputs.
+  std::vector<kj_tensor> in_views, out_views;
+  std::vector<host_tensor> outs;
+  for (auto& h : host) in_views.push_back(h.view());
+  for (const auto& d : c.outputs) {
+    outs.emplace_back(d);
+    poison_buffer(outs.back().data(), d.type, d.numel());
+  }
+  for (auto& o : outs) out_views.push_back(o.view());
+  kj_args a{};
+  a.inputs = in_views.data();
+  a.n_inputs = static_cast<int32_t>(in_views.size());
+  a.outputs = out_views.data();
+  a.n_outputs = static_cast<int32_t>(out_views.size());
+  a.scalars = c.scalars.data();
+  a.n_scalars = static_cast<int32_t>(c.scalars.size());
+  const int rc_same = m_run(&a);
+  for (std::size_t i = 0; i < outs.size(); ++i) {
+    const auto& s = find_slot(layout, slot_kind::ref_same, static_cast<int>(i));
+    std::memcpy(m_arena.at(s.offset, s.bytes), outs[i].data(), s.bytes);
+  }
+  // float64 reference on upcast inputs.
+  std::vector<host_tensor> in64, out64;
+  in_views.clear();
+  out_views.clear();
+  for (auto& h : host) in64.push_back(h.converted(dtype::f64));
+  for (const auto& d : c.outputs) {
+    tensor_desc d64 = d;
+    d64.type = dtype::f64;
+    out64.emplace_back(d64);
+  }
+  for (auto& h : in64) in_views.push_back(h.view());
+  for (auto& o : out64) out_views.push_back(o.view());
+  a.inputs = in_views.data();
+  a.outputs = out_views.data();
+  const int rc64 = m_ref64(&a);
+  for (std::size_t i = 0; i < out64.size(); ++i) {
+    const auto& s = find_slot(layout, slot_kind::ref64, static_cast<int>(i));
+    std::memcpy(m_arena.at(s.offset, s.bytes), out64[i].data(), s.bytes);
+  }
+  m_ch.send(json{{"type", "referenced"}, {"rc", rc_same}, {"rc64", rc64}});
+}
+
+void session::handle_time(const json& m) {
+  const call_spec c = call_from_json(m.at("call"));
+  const std::string mode = m.value("mode", "cold");
+  const auto layout = candidate_layout(c, 1);
+  m_ch.send(json{{"type", "time_ready"}});
+  const auto forever = std::chrono::steady_clock::now() + std::chrono::hours(24);
+  for (;;) {
+    json req;
+    if (m_ch.receive(req, forever) != recv_status::ok) return;
+    const std::string type = req.value("type", "");
+    if (type == "time_end") {
+      m_ch.send(json{{"type", "time_done"}});
+      return;
+    }
+    if (type != "sample") {
+      send_error("internal", "unexpected message in timing: " + type);
+      return;
+    }
+    call_spec sc = c;
+    sc.seed = req.at("seed").get<std::uint64_t>();
+    const auto host = generate_inputs(sc.inputs, sc.distribution, sc.seed);
+    call_buffers cb;
+    alloc_inputs(cb, sc, host);
+    alloc_outputs(cb, sc);
+    finish_args(cb, sc);
+    if (mode == "cold") m_backend->flush_cache();
+    m_last_exception.clear();
+    const timed_call t = m_backend->time([&] { return invoke(cb.args); });
+    m_backend->synchronize();
+    json reply{{"type", "sampled"}, {"rc", t.rc}, {"seconds", t.seconds}, {"host_seconds", t.host_seconds}};
+    if (!t.extra.is_null()) reply["extra"] = t.extra;
+    m_ch.send(reply);
+    json decision;
+    if (m_ch.receive(decision, forever) != recv_status::ok) return;
+    if (decision.value("type", "") == "keep") {
+      json ev = export_call(cb, sc, layout, slot_kind::output, true, true);
+      ev["type"] = "kept";
+      m_ch.send(ev);
+    } else {
+      m_ch.send(json{{"type", "discarded"}});
+    }
+    free_all(cb);
+  }
+}
+
+void session::handle_warm_batch(const json& m) {
+  const call_spec c = call_from_json(m.at("call"));
+  const int count = m.value("count", 10);
+  const auto host = generate_inputs(c.inputs, c.distribution, c.seed);
+  call_buffers cb;
+  alloc_inputs(cb, c, host);
+  alloc_outputs(cb, c);
+  finish_args(cb, c);
+  const timed_call t = m_backend->time([&] {
+    int rc = 0;
+    for (int i = 0; i < count && rc == 0; ++i) rc = invoke(cb.args);
+    return rc;
+  });
+  m_backend->synchronize();
+  free_all(cb);
+  m_ch.send(json{{"type", "warm_done"}, {"rc", t.rc}, {"seconds_total", t.seconds}});
+}
+
+int session::serve() {
+  const auto hello_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  json hello;
+  if (m_ch.receive(hello, hello_deadline) != recv_status::ok || hello.value("type", "") != "hello")
+    return 3;
+  if (!handle_hello(hello)) return 0;
+  const auto forever = std::chrono::steady_clock::now() + std::chrono::hours(24);
+  for (;;) {
+    json m;
+    const auto st = m_ch.receive(m, forever);
+    if (st != recv_status::ok) return st == recv_status::closed ? 0 : 3;
+    const std::string type = m.value("type", "");
+    try {
+      if (type == "run") handle_run(m);
+      else if (type == "reference") handle_reference(m);
+      else if (type == "time_begin") handle_time(m);
+      else if (type == "warm_batch") handle_warm_batch(m);
+      else if (type == "bye") return 0;
+      else send_error("internal", "unknown request: " + type);
+    } catch (const std::bad_alloc&) {
+      send_error("resource_limit", "out of memory while preparing or running a call");
+    } catch (const std::exception& e) {
+      send_error("internal", e.what());
+    }
+  }
+}
+
+}  // namespace
+
+void register_backend(const char* name, backend_factory f) { factories()[name] = f; }
+
+int run_worker(int channel_fd, int arena_fd, std::size_t arena_bytes) {
+  channel ch(channel_fd);
+  shared_arena arena = shared_arena::attach(arena_fd, arena_bytes);
+  session s(ch, arena);
+  return s.serve();
+}
+
+}  // namespace kjudge

@@ -1,0 +1,73 @@
+// Runs the real kjudge binary and reads its JSON result.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "core/subprocess.hpp"
+
+namespace kjudge::test {
+
+inline std::filesystem::path test_dir() {
+  static const auto d = [] {
+    auto p = std::filesystem::temp_directory_path() / ("kjudge-it-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(p);
+    return p;
+  }();
+  return d;
+}
+
+inline std::string candidate(const std::string& name) { return std::string(KJUDGE_TEST_DATA) + "/candidates/" + name; }
+
+struct cli_run {
+  command_result r;
+  nlohmann::json result;  // empty if no --json was written
+};
+
+// Runs `kjudge ARGS...`; for eval adds --json to a temp file and --db to the test store.
+inline cli_run kjudge(std::vector<std::string> args, double timeout_s = 300) {
+  static int counter = 0;
+  cli_run out;
+  std::vector<std::string> argv{KJUDGE_BIN};
+  const auto json_path = test_dir() / ("result-" + std::to_string(++counter) + ".json");
+  const bool is_eval = !args.empty() && args[0] == "eval";
+  for (auto& a : args) argv.push_back(a);
+  if (is_eval) {
+    argv.push_back("--json");
+    argv.push_back(json_path.string());
+    argv.push_back("-q");
+  }
+  command_options o;
+  o.timeout_seconds = timeout_s;
+  o.extra_env["KJUDGE_DB"] = (test_dir() / "store.db").string();
+  out.r = run_command(argv, o);
+  if (is_eval && std::filesystem::exists(json_path)) {
+    std::ifstream in(json_path);
+    out.result = nlohmann::json::parse(in);
+  }
+  return out;
+}
+
+inline std::string status_of(const cli_run& c) {
+  if (!c.result.is_object()) return "<no result; exit " + std::to_string(c.r.exit_status) + ": " + c.r.output + ">";
+  return c.result["verdict"]["status"].get<std::string>();
+}
+
+inline std::string rule_of(const cli_run& c) {
+  if (!c.result.is_object() || !c.result["verdict"]["rule"].is_string()) return "";
+  return c.result["verdict"]["rule"].get<std::string>();
+}
+
+// The first failing case entry, if any.
+inline nlohmann::json failing_case(const cli_run& c) {
+  if (c.result.is_object() && c.result["verdict"].contains("evidence") && c.result["verdict"]["evidence"].contains("case"))
+    return c.result["verdict"]["evidence"]["case"];
+  return nullptr;
+}
+
+}  // namespace kjudge::test

@@ -1,0 +1,93 @@
+// The command line's contract (DESIGN.md §2.3): subcommands, bad input exits 2 with a message
+// naming the file or value, the store and history.
+#include "cli_test_util.hpp"
+
+namespace kjudge::test {
+namespace {
+
+TEST(Cli, ListShowsTheSuite) {
+  const auto c = kjudge({"list"});
+  EXPECT_EQ(c.r.exit_status, 0);
+  for (const char* p : {"gelu_bias_residual", "layernorm", "rmsnorm", "softmax", "matmul_bias_relu"})
+    EXPECT_NE(c.r.output.find(p), std::string::npos) << p;
+}
+
+TEST(Cli, ShowGivesSignatureAndCost) {
+  const auto c = kjudge({"show", "layernorm"});
+  EXPECT_EQ(c.r.exit_status, 0);
+  EXPECT_NE(c.r.output.find("x[M,N]"), std::string::npos) << c.r.output;
+  EXPECT_NE(c.r.output.find("eps"), std::string::npos);
+  EXPECT_NE(c.r.output.find("bytes"), std::string::npos);
+}
+
+TEST(Cli, UnknownProblemExits2AndNamesIt) {
+  const auto c = kjudge({"eval", "no_such_problem", candidate("ok_honest_softmax.cpp")});
+  EXPECT_EQ(c.r.exit_status, 2);
+  EXPECT_NE(c.r.output.find("no_such_problem"), std::string::npos) << c.r.output;
+  EXPECT_NE(c.r.output.find("softmax"), std::string::npos) << "should list the known problems";
+}
+
+TEST(Cli, MissingCandidateExits2AndNamesThePath) {
+  const auto c = kjudge({"eval", "softmax", "/nonexistent/cand.cpp"});
+  EXPECT_EQ(c.r.exit_status, 2);
+  EXPECT_NE(c.r.output.find("/nonexistent/cand.cpp"), std::string::npos) << c.r.output;
+}
+
+TEST(Cli, UnknownDtypeExits2) {
+  const auto c = kjudge({"eval", "softmax", candidate("ok_honest_softmax.cpp"), "--dtype", "f8"});
+  EXPECT_EQ(c.r.exit_status, 2);
+  EXPECT_NE(c.r.output.find("f8"), std::string::npos) << c.r.output;
+}
+
+TEST(Cli, UnknownFlagExits2) {
+  const auto c = kjudge({"eval", "softmax", candidate("ok_honest_softmax.cpp"), "--fastest-please"});
+  EXPECT_EQ(c.r.exit_status, 2);
+}
+
+TEST(Cli, MalformedSpecExits2WithFileAndLine) {
+  const auto dir = test_dir() / "badspec";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "problem.toml") << "name = \"bad\"\ndescription = \"x\"\ndtypes = [\"f32\"]\nfrobnicate = 3\n";
+  const auto c = kjudge({"eval", dir.string(), candidate("ok_honest_softmax.cpp")});
+  EXPECT_EQ(c.r.exit_status, 2);
+  EXPECT_NE(c.r.output.find("problem.toml:"), std::string::npos) << c.r.output;
+}
+
+TEST(Cli, HelpTellsTheSubcommands) {
+  const auto c = kjudge({"--help"});
+  EXPECT_EQ(c.r.exit_status, 0);
+  for (const char* s : {"eval", "validate", "history", "list", "show", "rules"})
+    EXPECT_NE(c.r.output.find(s), std::string::npos) << s;
+}
+
+TEST(Cli, ResultsAreStoredAndShownByHistory) {
+  const auto db = (test_dir() / "history.db").string();
+  const auto e = kjudge({"eval", "softmax", candidate("wrong_softmax_off_by_scale.cpp"), "--no-timing", "--db", db});
+  EXPECT_EQ(e.r.exit_status, 1);
+  const auto h = kjudge({"history", "softmax", "--db", db});
+  EXPECT_EQ(h.r.exit_status, 0);
+  EXPECT_NE(h.r.output.find("wrong_result"), std::string::npos) << h.r.output;
+  EXPECT_NE(h.r.output.find("wrong_softmax_off_by_scale.cpp"), std::string::npos) << h.r.output;
+}
+
+TEST(Cli, BadInputIsNotStored) {
+  const auto db = (test_dir() / "badinput.db").string();
+  const auto e = kjudge({"eval", "softmax", candidate("no_kj_run_softmax.cpp"), "--no-timing", "--db", db});
+  EXPECT_EQ(e.r.exit_status, 2);
+  const auto h = kjudge({"history", "softmax", "--db", db});
+  EXPECT_NE(h.r.output.find("no evaluations"), std::string::npos) << h.r.output;
+}
+
+TEST(Cli, ResultDocumentFollowsTheSchema) {
+  const auto c = kjudge({"eval", "rmsnorm", std::string(KJUDGE_SOURCE_DIR) + "/examples/rmsnorm/naive.cpp", "--budget", "1", "--hidden", "4"});
+  ASSERT_TRUE(c.result.is_object()) << c.r.output;
+  for (const char* k : {"schema", "problem", "candidate", "device", "verdict", "cases", "timing", "speedup", "baselines", "memory", "env"})
+    EXPECT_TRUE(c.result.contains(k)) << k;
+  EXPECT_EQ(c.result["schema"], "kjudge.result/1");
+  EXPECT_EQ(c.result["candidate"]["sha256"].get<std::string>().size(), 64u);
+  EXPECT_TRUE(c.result["speedup"]["ci95"].is_array());
+  EXPECT_EQ(c.result["timing"]["mode"], "cold");
+}
+
+}  // namespace
+}  // namespace kjudge::test

@@ -1,0 +1,150 @@
+// Each real candidate through the real CLI, asserting its exact verdict (issue: the judge end to
+// end on the CPU backend). Correctness-only runs use --no-timing to keep the suite fast; the
+// timing path is exercised by the honest candidate and by validate.
+#include "cli_test_util.hpp"
+
+namespace kjudge::test {
+namespace {
+
+const std::vector<std::string> quick{"--no-timing", "--hidden", "8"};
+
+std::vector<std::string> eval_args(const std::string& problem, const std::string& cand, std::vector<std::string> extra = quick) {
+  std::vector<std::string> a{"eval", problem, candidate(cand)};
+  a.insert(a.end(), extra.begin(), extra.end());
+  return a;
+}
+
+TEST(Verdicts, HonestSoftmaxIsCorrectAndTimed) {
+  const auto c = kjudge(eval_args("softmax", "ok_honest_softmax.cpp", {"--budget", "1.5", "--hidden", "6"}));
+  EXPECT_EQ(c.r.exit_status, 0) << c.r.output;
+  const std::string st = status_of(c);
+  EXPECT_TRUE(st == "ok_faster" || st == "ok_not_faster") << st;
+  ASSERT_TRUE(c.result["speedup"].is_object());
+  const double lo = c.result["speedup"]["ci95"][0], hi = c.result["speedup"]["ci95"][1];
+  EXPECT_LE(lo, c.result["speedup"]["median"].get<double>());
+  EXPECT_GE(hi, c.result["speedup"]["median"].get<double>());
+  EXPECT_GE(c.result["timing"]["rounds"].get<int>(), 10);
+  EXPECT_GE(c.result["timing"]["rechecks"]["count"].get<int>(), 10);
+  // Public cases come first, then hidden ones, all passing.
+  int hidden = 0;
+  for (const auto& cs : c.result["cases"]) {
+    EXPECT_NE(cs["status"], "fail");
+    if (cs["kind"] == "hidden") ++hidden;
+  }
+  EXPECT_GE(hidden, 5);
+}
+
+TEST(Verdicts, SubtlyWrongIsWrongResult) {
+  const auto c = kjudge(eval_args("softmax", "wrong_softmax_off_by_scale.cpp"));
+  EXPECT_EQ(c.r.exit_status, 1);
+  EXPECT_EQ(status_of(c), "wrong_result");
+  EXPECT_EQ(rule_of(c), "tolerance");
+  const auto fc = failing_case(c);
+  ASSERT_TRUE(fc.is_object());
+  EXPECT_EQ(fc["kind"], "public");  // wrong everywhere: the first public case already fails
+  EXPECT_TRUE(fc["worst"].is_object());
+  EXPECT_GT(fc["max_rel_err"].get<double>(), 1e-4);
+}
+
+TEST(Verdicts, PublicShapeOnlyIsCaughtByHiddenShapes) {
+  const auto c = kjudge(eval_args("layernorm", "public_shape_only_layernorm.cpp"));
+  EXPECT_EQ(status_of(c), "wrong_result");
+  const auto fc = failing_case(c);
+  ASSERT_TRUE(fc.is_object());
+  EXPECT_EQ(fc["kind"], "hidden");
+}
+
+TEST(Verdicts, NonNegativeOnlyIsCaughtByHiddenDistributions) {
+  const auto c = kjudge(eval_args("gelu_bias_residual", "nonneg_only_gelu.cpp"));
+  EXPECT_EQ(status_of(c), "wrong_result");
+  const auto fc = failing_case(c);
+  ASSERT_TRUE(fc.is_object());
+  EXPECT_NE(fc["distribution"], "uniform");
+}
+
+TEST(Verdicts, HonestPlainF32OnWideAndOffsetDataIsNotFlagged) {
+  const auto c = kjudge(eval_args("gelu_bias_residual", "honest_f32_wide_gelu.cpp", {"--no-timing", "--hidden", "12"}));
+  EXPECT_EQ(c.r.exit_status, 0) << c.r.output;
+  EXPECT_EQ(status_of(c), "ok_not_faster");
+  bool saw_offset = false, saw_wide = false;
+  for (const auto& cs : c.result["cases"]) {
+    if (cs["distribution"] == "offset") saw_offset = true;
+    if (cs["distribution"] == "wide") saw_wide = true;
+  }
+  EXPECT_TRUE(saw_offset);
+  EXPECT_TRUE(saw_wide);
+}
+
+TEST(Verdicts, Bf16InsideAnF32ProblemIsWrongResult) {
+  const auto c = kjudge(eval_args("rmsnorm", "bf16_inside_rmsnorm.cpp"));
+  EXPECT_EQ(status_of(c), "wrong_result");
+  EXPECT_EQ(rule_of(c), "tolerance");
+}
+
+TEST(Verdicts, SegfaultIsCrash) {
+  const auto c = kjudge(eval_args("softmax", "segfault_softmax.cpp"));
+  EXPECT_EQ(c.r.exit_status, 1);
+  EXPECT_EQ(status_of(c), "crash");
+  EXPECT_NE(c.result["verdict"]["reasons"][0].get<std::string>().find("Segmentation"), std::string::npos)
+      << c.result["verdict"].dump();
+}
+
+TEST(Verdicts, InfiniteLoopIsTimeout) {
+  const auto c = kjudge(eval_args("softmax", "infinite_loop_softmax.cpp", {"--no-timing", "--call-timeout", "3"}));
+  EXPECT_EQ(status_of(c), "timeout");
+  EXPECT_LT(c.r.seconds, 60);
+}
+
+TEST(Verdicts, UnboundedAllocationIsResourceLimit) {
+  const auto c = kjudge(eval_args("softmax", "alloc_forever_softmax.cpp", {"--no-timing", "--memory-limit", "1024"}));
+  EXPECT_EQ(status_of(c), "resource_limit") << c.result["verdict"].dump();
+}
+
+TEST(Verdicts, CompileErrorShowsTheCompilersMessage) {
+  const auto c = kjudge(eval_args("softmax", "compile_error_softmax.cpp"));
+  EXPECT_EQ(c.r.exit_status, 1);
+  EXPECT_EQ(status_of(c), "compile_error");
+  const auto reasons = c.result["verdict"]["reasons"].dump();
+  EXPECT_NE(reasons.find("error"), std::string::npos) << reasons;
+  EXPECT_NE(reasons.find("compile_error_softmax.cpp"), std::string::npos) << reasons;
+}
+
+TEST(Verdicts, NoKjRunIsBadInputExit2) {
+  const auto c = kjudge(eval_args("softmax", "no_kj_run_softmax.cpp"));
+  EXPECT_EQ(c.r.exit_status, 2);
+  EXPECT_EQ(status_of(c), "bad_input");
+  EXPECT_NE(c.result["verdict"]["reasons"].dump().find("kj_run"), std::string::npos);
+}
+
+TEST(Verdicts, ForgedStdoutIsNotBelieved) {
+  const auto c = kjudge(eval_args("softmax", "fake_stdout_softmax.cpp"));
+  EXPECT_EQ(c.r.exit_status, 1);
+  EXPECT_EQ(status_of(c), "wrong_result");
+}
+
+TEST(Verdicts, UnwrittenTailIsCaughtByPoison) {
+  const auto c = kjudge(eval_args("softmax", "unwritten_tail_softmax.cpp"));
+  EXPECT_EQ(status_of(c), "wrong_result");
+  EXPECT_EQ(rule_of(c), "unwritten_output");
+  EXPECT_GT(failing_case(c)["n_unwritten"].get<long>(), 0);
+}
+
+TEST(Verdicts, ModifyingTheInputIsAHack) {
+  const auto c = kjudge(eval_args("softmax", "modifies_input_softmax.cpp"));
+  EXPECT_EQ(status_of(c), "hack");
+  EXPECT_EQ(rule_of(c), "input_modified");
+  EXPECT_EQ(c.result["verdict"]["evidence"]["input"], "x");
+}
+
+TEST(Verdicts, OutOfBoundsWriteIsCaughtByGuardZones) {
+  const auto c = kjudge(eval_args("softmax", "oob_write_softmax.cpp"));
+  EXPECT_EQ(status_of(c), "hack");
+  EXPECT_EQ(rule_of(c), "out_of_bounds_write");
+  const auto g = c.result["verdict"]["evidence"]["guards"][0];
+  EXPECT_EQ(g["side"], "after");
+  EXPECT_EQ(g["buffer"], "output y");
+  EXPECT_EQ(g["offset"], 0);
+}
+
+}  // namespace
+}  // namespace kjudge::test

@@ -1,0 +1,386 @@
+#include "oracle/oracle.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace kjudge {
+namespace {
+
+constexpr double k_cond = 8.0;
+const tolerance f32_tol{1e-5, 1e-6};
+const tolerance bf16_tol{1e-2, 1e-5};
+const double inf = std::numeric_limits<double>::infinity();
+const double nan = std::numeric_limits<double>::quiet_NaN();
+
+host_tensor make(dtype t, std::vector<std::int64_t> shape, const std::string& name = "y") {
+  return host_tensor(tensor_desc{name, t, std::move(shape)});
+}
+
+// A float64 reference of the given shape with varied magnitudes and signs, |v| in [0.5, 4).
+host_tensor reference(std::vector<std::int64_t> shape) {
+  host_tensor r = make(dtype::f64, std::move(shape), "y");
+  for (std::size_t i = 0; i < r.numel(); ++i) {
+    const double mag = 0.5 + std::fmod(0.6180339887 * static_cast<double>(i + 1), 1.0) * 3.5;
+    r.set(i, (i % 3 == 1) ? -mag : mag);
+  }
+  return r;
+}
+
+TEST(Oracle, ExactOutputPasses) {
+  const host_tensor ref = reference({4, 8});
+  const host_tensor same = ref.converted(dtype::f32);
+  const host_tensor out = ref.converted(dtype::f32);
+  const compare_result r = compare_output(out, ref, same, f32_tol, k_cond);
+  EXPECT_TRUE(r.pass) << r.reason;
+  EXPECT_TRUE(r.reason.empty());
+  EXPECT_EQ(r.output_name, "y");
+  EXPECT_EQ(r.n_bad, 0u);
+  EXPECT_EQ(r.n_unwritten, 0u);
+  EXPECT_EQ(r.n_nan_mismatch, 0u);
+  EXPECT_LE(r.max_rel_err, 0x1p-24);  // f32 rounding only
+  ASSERT_TRUE(r.worst.has_value());
+  EXPECT_LE(r.worst->abs_err, r.worst->allowed);
+
+  const host_tensor out64 = ref.converted(dtype::f64);
+  const compare_result r64 = compare_output(out64, ref, ref, f32_tol, k_cond);
+  EXPECT_TRUE(r64.pass);
+  EXPECT_EQ(r64.max_abs_err, 0.0);
+  EXPECT_EQ(r64.norm_rel_err, 0.0);
+}
+
+TEST(Oracle, OneUlpOffF32Passes) {
+  const host_tensor ref = reference({4, 8});
+  const host_tensor same = ref.converted(dtype::f32);
+  host_tensor out = ref.converted(dtype::f32);
+  auto* p = static_cast<float*>(out.data());
+  for (std::size_t i = 0; i < out.numel(); ++i) p[i] = std::nextafter(p[i], INFINITY);
+  const compare_result r = compare_output(out, ref, same, f32_tol, k_cond);
+  EXPECT_TRUE(r.pass) << r.reason;
+  EXPECT_GT(r.max_abs_err, 0.0);
+  EXPECT_LT(r.max_rel_err, 4e-7);  // at most 1.5 ulp of f32 relative to |ref| >= 0.5
+}
+
+TEST(Oracle, RelativeErrorFailsWithWorstCoordinates) {
+  const host_tensor ref = reference({4, 8});
+  const host_tensor same = ref.converted(dtype::f32);
+  host_tensor out = ref.converted(dtype::f32);
+  out.set(2 * 8 + 5, ref.get(21) * (1.0 + 1e-3));  // [2, 5]: 1e-3 relative
+  out.set(1 * 8 + 1, ref.get(9) * (1.0 + 2e-4));   // [1, 1]: smaller, not the worst
+  const compare_result r = compare_output(out, ref, same, f32_tol, k_cond);
+  EXPECT_FALSE(r.pass);
+  EXPECT_EQ(r.n_bad, 2u);
+  EXPECT_EQ(r.n_unwritten, 0u);
+  EXPECT_EQ(r.n_nan_mismatch, 0u);
+  ASSERT_TRUE(r.worst.has_value());
+  EXPECT_EQ(r.worst->index, 21u);
+  EXPECT_EQ(r.worst->coords, (std::vector<std::int64_t>{2, 5}));
+  EXPECT_EQ(r.worst->ref, ref.get(21));
+  EXPECT_EQ(r.worst->out, out.get(21));
+  EXPECT_EQ(r.worst->ref_same, same.get(21));
+  EXPECT_NEAR(r.worst->rel_err, 1e-3, 1e-6);
+  EXPECT_NEAR(r.worst->allowed, 1e-6 + 1e-5 * std::fabs(ref.get(21)), 1e-12);
+  EXPECT_NEAR(r.max_rel_err, 1e-3, 1e-6);
+  EXPECT_NEAR(r.max_abs_err, std::fabs(ref.get(21)) * 1e-3, 1e-6);
+  EXPECT_NE(r.reason.find("2 of 32 elements outside tolerance; worst at [2, 5]: out="),
+            std::string::npos)
+      << r.reason;
+  EXPECT_NE(r.reason.find("(allowed "), std::string::npos) << r.reason;
+}
+
+TEST(Oracle, UnwrittenElementFails) {
+  const host_tensor ref = reference({4, 8});
+  const host_tensor same = ref.converted(dtype::f32);
+  host_tensor out = make(dtype::f32, {4, 8});
+  poison_buffer(out.data(), dtype::f32, out.numel());
+  for (std::size_t i = 0; i < out.numel(); ++i) {
+    if (i != 13) out.set(i, ref.get(i));
+  }
+  const compare_result r = compare_output(out, ref, same, f32_tol, k_cond);
+  EXPECT_FALSE(r.pass);
+  EXPECT_EQ(r.n_unwritten, 1u);
+  EXPECT_EQ(r.n_nan_mismatch, 0u);  // poison is reported as unwritten, not as a NaN
+  EXPECT_EQ(r.n_bad, 0u);
+  EXPECT_EQ(r.reason, "1 of 32 elements never written (poison left); first at [1, 5]");
+}
+
+TEST(Oracle, NanWhereReferenceFiniteFails) {
+  const host_tensor ref = reference({2, 8});
+  const host_tensor same = ref.converted(dtype::f32);
+  host_tensor out = ref.converted(dtype::f32);
+  out.set(4, nan);
+  const compare_result r = compare_output(out, ref, same, f32_tol, k_cond);
+  EXPECT_FALSE(r.pass);
+  EXPECT_EQ(r.n_nan_mismatch, 1u);
+  EXPECT_EQ(r.n_bad, 0u);
+  EXPECT_EQ(r.reason, "NaN where the reference is finite at [0, 4]");
+  ASSERT_TRUE(r.worst.has_value());
+  EXPECT_EQ(r.worst->index, 4u);
+  EXPECT_TRUE(std::isnan(r.worst->out));
+}
+
+TEST(Oracle, NanWhereReferenceNanPasses) {
+  host_tensor ref = reference({2, 8});
+  ref.set(3, nan);
+  const host_tensor same = ref.converted(dtype::f32);
+  const host_tensor out = ref.converted(dtype::f32);
+  const compare_result r = compare_output(out, ref, same, f32_tol, k_cond);
+  EXPECT_TRUE(r.pass) << r.reason;
+  EXPECT_TRUE(std::isfinite(r.max_abs_err));
+
+  host_tensor finite_out = ref.converted(dtype::f32);
+  finite_out.set(3, 1.0);
+  const compare_result bad = compare_output(finite_out, ref, same, f32_tol, k_cond);
+  EXPECT_FALSE(bad.pass);
+  EXPECT_EQ(bad.n_nan_mismatch, 1u);
+  EXPECT_EQ(bad.reason, "finite where the reference is NaN at [0, 3]");
+}
+
+TEST(Oracle, InfinitySignMustMatch) {
+  host_tensor ref = reference({2, 8});
+  ref.set(2, inf);
+  const host_tensor same = ref.converted(dtype::f32);
+  host_tensor out = ref.converted(dtype::f32);
+  EXPECT_TRUE(compare_output(out, ref, same, f32_tol, k_cond).pass);
+  out.set(2, -inf);
+  const compare_result r = compare_output(out, ref, same, f32_tol, k_cond);
+  EXPECT_FALSE(r.pass);
+  EXPECT_EQ(r.n_nan_mismatch, 1u);
+  EXPECT_EQ(r.reason, "-Inf where the reference is +Inf at [0, 2]");
+  out.set(2, 3.0e38);
+  EXPECT_FALSE(compare_output(out, ref, same, f32_tol, k_cond).pass);
+}
+
+// The conditioning rule (DESIGN.md §3). Row 0 is ill-conditioned: the trusted f32 reference
+// itself misses the float64 one by 1e-3 absolute at [0, 3], as x + bias does when x ~ -bias ~
+// 1e4 (an f32 ulp at 1e4 is 9.8e-4). Row 1 is well-conditioned (f32 rounding only).
+TEST(Oracle, ConditioningAllowsErrorOnlyInIllConditionedRow) {
+  host_tensor ref = make(dtype::f64, {2, 8});
+  for (std::size_t i = 0; i < 16; ++i) ref.set(i, 0.25 + 0.01 * static_cast<double>(i));
+  host_tensor same = ref.converted(dtype::f32);
+  same.set(3, ref.get(3) + 1e-3);
+  const double row0_floor = k_cond * std::fabs(same.get(3) - ref.get(3));
+  ASSERT_NEAR(row0_floor, 8e-3, 1e-6);
+
+  host_tensor ok = ref.converted(dtype::f32);
+  ok.set(5, ref.get(5) + 5e-3);  // row 0, within 8 x 1e-3
+  const compare_result r_ok = compare_output(ok, ref, same, f32_tol, k_cond);
+  EXPECT_TRUE(r_ok.pass) << r_ok.reason;
+  ASSERT_TRUE(r_ok.worst.has_value());
+  EXPECT_EQ(r_ok.worst->index, 5u);
+  EXPECT_NEAR(r_ok.worst->allowed, row0_floor, 1e-12);
+  EXPECT_GT(r_ok.norm_allowed, f32_tol.rtol);  // the norm bound is widened too
+
+  // Without the conditioning allowance (k = 1 leaves only 1e-3) the same output fails.
+  EXPECT_FALSE(compare_output(ok, ref, same, f32_tol, 1.0).pass);
+
+  host_tensor crude = ref.converted(dtype::f32);
+  crude.set(5, ref.get(5) + 1e-1);  // row 0, far beyond 8 x 1e-3
+  const compare_result r_crude = compare_output(crude, ref, same, f32_tol, k_cond);
+  EXPECT_FALSE(r_crude.pass);
+  EXPECT_EQ(r_crude.n_bad, 1u);
+  EXPECT_EQ(r_crude.worst->coords, (std::vector<std::int64_t>{0, 5}));
+
+  host_tensor wrong_row = ref.converted(dtype::f32);
+  wrong_row.set(13, ref.get(13) + 5e-3);  // row 1: the allowance does not leak across rows
+  const compare_result r_row = compare_output(wrong_row, ref, same, f32_tol, k_cond);
+  EXPECT_FALSE(r_row.pass);
+  EXPECT_EQ(r_row.n_bad, 1u);
+  EXPECT_EQ(r_row.worst->coords, (std::vector<std::int64_t>{1, 5}));
+  EXPECT_LT(r_row.worst->allowed, 1e-5);
+}
+
+TEST(Oracle, NormBoundCatchesSystematicError) {
+  // Every element sits at 90% of its elementwise bound, on small values where atol dominates:
+  // relative error 9.9e-5 everywhere, ten times the rtol the norm test enforces.
+  host_tensor ref = make(dtype::f64, {4, 8});
+  for (std::size_t i = 0; i < ref.numel(); ++i) ref.set(i, 0.01 * (1.0 + static_cast<double>(i) / 32.0));
+  host_tensor out = make(dtype::f64, {4, 8});
+  for (std::size_t i = 0; i < out.numel(); ++i) {
+    out.set(i, ref.get(i) + 0.9 * (f32_tol.atol + f32_tol.rtol * ref.get(i)));
+  }
+  const compare_result r = compare_output(out, ref, ref, f32_tol, k_cond);
+  EXPECT_FALSE(r.pass);
+  EXPECT_EQ(r.n_bad, 0u);
+  EXPECT_EQ(r.norm_allowed, f32_tol.rtol);
+  EXPECT_GT(r.norm_rel_err, 5e-5);
+  EXPECT_EQ(r.reason.rfind("relative norm error", 0), 0u) << r.reason;
+}
+
+TEST(Oracle, ZeroReferenceUsesAtol) {
+  host_tensor ref0 = make(dtype::f64, {64});  // aligned_alloc memory is not zeroed
+  for (std::size_t i = 0; i < 64; ++i) ref0.set(i, 0.0);
+  host_tensor out = ref0.converted(dtype::f32);
+  for (std::size_t i = 0; i < 64; ++i) out.set(i, 5e-7);
+  const compare_result r = compare_output(out, ref0, ref0.converted(dtype::f32), f32_tol, k_cond);
+  EXPECT_TRUE(r.pass) << r.reason;
+  out.set(7, 2e-6);
+  const compare_result bad = compare_output(out, ref0, ref0.converted(dtype::f32), f32_tol, k_cond);
+  EXPECT_FALSE(bad.pass);
+  EXPECT_EQ(bad.worst->coords, (std::vector<std::int64_t>{7}));
+}
+
+TEST(Oracle, Bf16ComparesCorrectly) {
+  const host_tensor ref = reference({3, 16});
+  const host_tensor same = ref.converted(dtype::bf16);
+  host_tensor out = ref.converted(dtype::bf16);
+  const compare_result r = compare_output(out, ref, same, bf16_tol, k_cond);
+  EXPECT_TRUE(r.pass) << r.reason;
+  EXPECT_GT(r.max_rel_err, 0.0);     // bf16 rounding is visible against float64
+  EXPECT_LE(r.max_rel_err, 0x1p-8);  // but within half a bf16 ulp
+
+  // One element 5% off: beyond rtol 1e-2, and the bf16 value is what gets reported.
+  out.set(2 * 16 + 9, ref.get(41) * 1.05);
+  const compare_result bad = compare_output(out, ref, same, bf16_tol, k_cond);
+  EXPECT_FALSE(bad.pass);
+  EXPECT_EQ(bad.n_bad, 1u);
+  ASSERT_TRUE(bad.worst.has_value());
+  EXPECT_EQ(bad.worst->coords, (std::vector<std::int64_t>{2, 9}));
+  const auto raw = static_cast<const std::uint16_t*>(out.data())[41];
+  EXPECT_EQ(bad.worst->out, static_cast<double>(bf16_to_float(raw)));
+  EXPECT_NEAR(bad.worst->rel_err, 0.05, 0x1p-7);
+
+  // bf16 poison is detected as unwritten, not confused with a computed NaN.
+  host_tensor partial = make(dtype::bf16, {3, 16});
+  poison_buffer(partial.data(), dtype::bf16, partial.numel());
+  for (std::size_t i = 0; i < 40; ++i) partial.set(i, ref.get(i));
+  const compare_result unwritten = compare_output(partial, ref, same, bf16_tol, k_cond);
+  EXPECT_FALSE(unwritten.pass);
+  EXPECT_EQ(unwritten.n_unwritten, 8u);
+  EXPECT_EQ(unwritten.n_nan_mismatch, 0u);
+}
+
+TEST(Oracle, FloatPoisonPatterns) {
+  host_tensor f = make(dtype::f32, {5});
+  poison_buffer(f.data(), dtype::f32, f.numel());
+  for (std::size_t i = 0; i < 5; ++i) {
+    std::uint32_t bits;
+    std::memcpy(&bits, static_cast<const float*>(f.data()) + i, 4);
+    EXPECT_EQ(bits, poison_f32_bits);
+    EXPECT_TRUE(is_poison(f.data(), dtype::f32, i));
+    EXPECT_TRUE(std::isnan(f.get(i)));
+  }
+  f.set(1, std::nan(""));  // an arithmetic NaN is written, not poison
+  EXPECT_FALSE(is_poison(f.data(), dtype::f32, 1));
+  f.set(2, 0.0);
+  EXPECT_FALSE(is_poison(f.data(), dtype::f32, 2));
+
+  host_tensor d = make(dtype::f64, {3});
+  poison_buffer(d.data(), dtype::f64, d.numel());
+  EXPECT_TRUE(is_poison(d.data(), dtype::f64, 2));
+  EXPECT_TRUE(std::isnan(d.get(2)));
+  d.set(2, std::nan(""));
+  EXPECT_FALSE(is_poison(d.data(), dtype::f64, 2));
+
+  host_tensor h = make(dtype::f16, {3});
+  poison_buffer(h.data(), dtype::f16, h.numel());
+  EXPECT_TRUE(is_poison(h.data(), dtype::f16, 0));
+  EXPECT_TRUE(std::isnan(h.get(0)));
+  h.set(0, std::nan(""));
+  EXPECT_FALSE(is_poison(h.data(), dtype::f16, 0));
+}
+
+TEST(Oracle, IntegerPoison) {
+  host_tensor out = make(dtype::i32, {2, 2});
+  poison_buffer(out.data(), dtype::i32, out.numel());
+  const auto* bytes = static_cast<const unsigned char*>(out.data());
+  for (std::size_t b = 0; b < out.nbytes(); ++b) EXPECT_EQ(bytes[b], poison_int_byte);
+  for (std::size_t i = 0; i < 4; ++i) EXPECT_TRUE(is_poison(out.data(), dtype::i32, i));
+
+  host_tensor ref = make(dtype::f64, {2, 2});
+  for (std::size_t i = 0; i < 4; ++i) ref.set(i, 10.0 * static_cast<double>(i) - 7.0);
+  const tolerance exact{0.0, 0.0};
+  out.set(0, -7);
+  out.set(1, 3);
+  out.set(3, 23);
+  EXPECT_FALSE(is_poison(out.data(), dtype::i32, 0));
+  const compare_result r = compare_output(out, ref, ref, exact, k_cond);
+  EXPECT_FALSE(r.pass);
+  EXPECT_EQ(r.n_unwritten, 1u);
+  EXPECT_EQ(r.reason, "1 of 4 elements never written (poison left); first at [1, 0]");
+  out.set(2, 13);
+  EXPECT_TRUE(compare_output(out, ref, ref, exact, k_cond).pass);
+  out.set(2, 14);
+  EXPECT_FALSE(compare_output(out, ref, ref, exact, k_cond).pass);
+
+  host_tensor big = make(dtype::i64, {3});
+  poison_buffer(big.data(), dtype::i64, big.numel());
+  EXPECT_TRUE(is_poison(big.data(), dtype::i64, 1));
+  big.set(1, 0);
+  EXPECT_FALSE(is_poison(big.data(), dtype::i64, 1));
+
+  // u8: 0xa5 = 165 is also a legitimate value; where the reference is 165 a poisoned element
+  // cannot be told apart from a correct one and counts as written.
+  host_tensor small = make(dtype::u8, {2});
+  poison_buffer(small.data(), dtype::u8, small.numel());
+  host_tensor small_ref = make(dtype::f64, {2});
+  small_ref.set(0, 165.0);
+  small_ref.set(1, 3.0);
+  const compare_result u = compare_output(small, small_ref, small_ref, exact, k_cond);
+  EXPECT_EQ(u.n_unwritten, 1u);
+  EXPECT_EQ(u.reason, "1 of 2 elements never written (poison left); first at [1]");
+
+  // bool: 0xa5 is not a valid bool, so it is always unwritten.
+  host_tensor flags = make(dtype::boolean, {2});
+  poison_buffer(flags.data(), dtype::boolean, flags.numel());
+  host_tensor flags_ref = make(dtype::f64, {2});
+  flags_ref.set(0, 1.0);
+  flags_ref.set(1, 0.0);
+  EXPECT_EQ(compare_output(flags, flags_ref, flags_ref, exact, k_cond).n_unwritten, 2u);
+}
+
+TEST(Oracle, MismatchedSizesThrow) {
+  const host_tensor ref = reference({4, 8});
+  const host_tensor out = make(dtype::f32, {4, 7});
+  EXPECT_THROW(compare_output(out, ref, ref, f32_tol, k_cond), std::invalid_argument);
+  EXPECT_THROW(compare_runs(out, ref.converted(dtype::f32), f32_tol), std::invalid_argument);
+}
+
+TEST(Oracle, CompareRuns) {
+  const host_tensor ref = reference({4, 8});
+  const host_tensor a = ref.converted(dtype::f32);
+  host_tensor b = ref.converted(dtype::f32);
+  const determinism_result same = compare_runs(a, b, f32_tol);
+  EXPECT_TRUE(same.bitwise_equal);
+  EXPECT_TRUE(same.within_tolerance);
+  EXPECT_EQ(same.max_abs_diff, 0.0);
+
+  auto* pb = static_cast<float*>(b.data());
+  pb[5] = std::nextafter(pb[5], INFINITY);
+  const determinism_result ulp = compare_runs(a, b, f32_tol);
+  EXPECT_FALSE(ulp.bitwise_equal);
+  EXPECT_TRUE(ulp.within_tolerance);
+  EXPECT_EQ(ulp.first_diff_index, 5u);
+  EXPECT_EQ(ulp.max_abs_diff, std::fabs(b.get(5) - a.get(5)));
+
+  pb[20] *= 1.01f;
+  const determinism_result far = compare_runs(a, b, f32_tol);
+  EXPECT_FALSE(far.bitwise_equal);
+  EXPECT_FALSE(far.within_tolerance);
+  EXPECT_EQ(far.first_diff_index, 5u);
+  EXPECT_NEAR(far.max_abs_diff, 0.01 * std::fabs(a.get(20)), 1e-6);
+
+  // Signed zeros and NaN payloads differ in bits but not in value.
+  host_tensor z1 = make(dtype::f32, {2});
+  host_tensor z2 = make(dtype::f32, {2});
+  z1.set(0, 0.0);
+  z2.set(0, -0.0);
+  poison_buffer(static_cast<float*>(z1.data()) + 1, dtype::f32, 1);
+  z2.set(1, std::nan(""));
+  const determinism_result zr = compare_runs(z1, z2, f32_tol);
+  EXPECT_FALSE(zr.bitwise_equal);
+  EXPECT_TRUE(zr.within_tolerance);
+  EXPECT_EQ(zr.first_diff_index, 0u);
+  z2.set(1, 1.0);
+  const determinism_result nr = compare_runs(z1, z2, f32_tol);
+  EXPECT_FALSE(nr.within_tolerance);
+  EXPECT_EQ(nr.max_abs_diff, inf);
+}
+
+}  // namespace
+}  // namespace kjudge
