@@ -26,7 +26,7 @@ test: build
 
 # The quick subset for iteration: unit tests only.
 test-fast: build
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L fast
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L unit
 
 gpu-check:
 	bash scripts/gpu-check.sh

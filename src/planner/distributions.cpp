@@ -41,12 +41,22 @@ struct normal_shape {
   bool negative = false;
 };
 
-normal_shape shape_of(dist_id id, int input_index) {
+// Magnitude of "offset" data and the least noise that survives rounding next to it: 16 ulps of
+// 1e4 in the tensor's dtype (1e4 * 2 * unit roundoff * 16). For f32/f64 that is below 1, so the
+// noise is N(0,1); for bf16 (ulp 64 at 1e4) it is ~1250 and for f16 (ulp 8) ~156, since N(0,1)
+// noise would round away and leave a constant tensor.
+constexpr double k_offset = 1e4;
+double offset_noise(dtype t) { return std::max(1.0, k_offset * 32.0 * dtype_epsilon(t)); }
+
+normal_shape shape_of(dist_id id, int input_index, dtype t) {
   normal_shape sh;
   switch (id) {
     case dist_id::negative: sh.negative = true; break;
     // Even inputs sit at +1e4 and odd ones at -1e4, so x + bias (inputs 0 and 1) cancels.
-    case dist_id::offset: sh.offset = (input_index % 2 == 0) ? 1e4 : -1e4; break;
+    case dist_id::offset:
+      sh.offset = (input_index % 2 == 0) ? k_offset : -k_offset;
+      sh.scale = offset_noise(t);
+      break;
     case dist_id::small: sh.scale = 1e-3; break;
     case dist_id::large: sh.scale = 1e3; break;
     default: break;
@@ -89,7 +99,7 @@ void generate_f64(dist_id id, std::uint64_t key, std::size_t n, int input_index,
       return;
     default: break;
   }
-  const normal_shape sh = shape_of(id, input_index);
+  const normal_shape sh = shape_of(id, input_index, dtype::f64);
   const auto shape = [&sh](double z) {
     return sh.negative ? -(__builtin_fabs(z) + 1e-3) : sh.offset + sh.scale * z;
   };
@@ -168,9 +178,9 @@ void block_f32(dist_id id, key32 key, std::uint64_t base, const normal_shape& sh
 }
 
 template <typename Store>
-void generate_f32(dist_id id, std::uint64_t key, std::size_t n, int input_index, Store&& store) {
+void generate_f32(dist_id id, std::uint64_t key, std::size_t n, int input_index, dtype t, Store&& store) {
   const key32 k{static_cast<std::uint32_t>(key), static_cast<std::uint32_t>(key >> 32)};
-  const normal_shape sh = shape_of(id, input_index);
+  const normal_shape sh = shape_of(id, input_index, t);
   alignas(64) float buf[k_block];
   for (std::size_t base = 0; base < n; base += k_block) {
     block_f32(id, k, base, sh, buf);
@@ -222,14 +232,14 @@ void fill_distribution(host_tensor& t, std::string_view distribution, std::uint6
     }
     case dtype::f32: {
       float* p = static_cast<float*>(t.data());
-      generate_f32(id, key, n, input_index, [p](std::size_t base, const float* v, std::size_t m) {
+      generate_f32(id, key, n, input_index, t.desc().type, [p](std::size_t base, const float* v, std::size_t m) {
         std::memcpy(p + base, v, m * sizeof(float));
       });
       return;
     }
     case dtype::bf16: {
       std::uint16_t* p = static_cast<std::uint16_t*>(t.data());
-      generate_f32(id, key, n, input_index, [p, is_uniform](std::size_t base, const float* v, std::size_t m) {
+      generate_f32(id, key, n, input_index, t.desc().type, [p, is_uniform](std::size_t base, const float* v, std::size_t m) {
         for (std::size_t i = 0; i < m; ++i) p[base + i] = bf16_rne(v[i]);
         // Rounding carries U[0,1) values above 1 - 2^-9 up to 1; keep the interval half-open.
         if (is_uniform) {
@@ -240,7 +250,7 @@ void fill_distribution(host_tensor& t, std::string_view distribution, std::uint6
     }
     default: {
       const double below_one = 1.0 - dtype_epsilon(t.desc().type);  // largest value under 1
-      generate_f32(id, key, n, input_index, [&t, is_uniform, below_one](std::size_t base, const float* v, std::size_t m) {
+      generate_f32(id, key, n, input_index, t.desc().type, [&t, is_uniform, below_one](std::size_t base, const float* v, std::size_t m) {
         for (std::size_t i = 0; i < m; ++i) {
           t.set(base + i, v[i]);
           if (is_uniform && t.get(base + i) >= 1.0) t.set(base + i, below_one);

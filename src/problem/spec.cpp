@@ -104,6 +104,18 @@ std::string describe(const toml::node& n) {
 
 long line_of(const toml::node& n) { return static_cast<long>(n.source().begin.line); }
 
+std::vector<tensor_desc> resolve_tensors(const problem_spec& p, const std::vector<tensor_spec>& specs,
+                                         const symbol_values& s, dtype variant, const char* role,
+                                         bool located_errors);
+
+// Element count of the largest input or output (errors unlocated, see resolve_tensors).
+std::int64_t largest_tensor(const problem_spec& p, const symbol_values& s) {
+  std::int64_t largest = 0;
+  for (const auto& d : resolve_tensors(p, p.inputs, s, dtype::f32, "input", false)) largest = std::max<std::int64_t>(largest, static_cast<std::int64_t>(d.numel()));
+  for (const auto& d : resolve_tensors(p, p.outputs, s, dtype::f32, "output", false)) largest = std::max<std::int64_t>(largest, static_cast<std::int64_t>(d.numel()));
+  return largest;
+}
+
 class spec_reader {
  public:
   explicit spec_reader(fs::path file) : m_file(std::move(file)), m_path(m_file.string()) {}
@@ -209,8 +221,8 @@ class spec_reader {
                {"name", "description", "dtypes", "check", "tf32_allowed", "conditioning_k",
                 "nonfinite_outputs", "signature", "tolerance", "cost", "references", "baselines",
                 "public", "bench", "hidden"},
-               "the top level");
-    const std::string top = "the top level";
+               "the top-level table");
+    const std::string top = "the top-level table";
     const toml::node& name = require(root, "name", top, "the problem's name, a string");
     p.name = as_string(name, "'name'");
     if (p.name.empty() || !std::all_of(p.name.begin(), p.name.end(), [](char c) {
@@ -460,7 +472,7 @@ class spec_reader {
   }
 
   void read_references(const toml::table& root, problem_spec& p) const {
-    const toml::node& n = require(root, "references", "the top level",
+    const toml::node& n = require(root, "references", "the top-level table",
                                   "a [references] table naming at least one of cpp, cu, py");
     const auto& t = as_table(n, "'references'");
     check_keys(t, {"cpp", "cu", "py"}, "[references]");
@@ -525,8 +537,7 @@ class spec_reader {
     }
     // Every declared shape must resolve to positive integers for the case's values.
     try {
-      (void)resolve_inputs(p, c.symbols, dtype::f32);
-      (void)resolve_outputs(p, c.symbols, dtype::f32);
+      (void)largest_tensor(p, c.symbols);
     } catch (const usage_error& err) {
       fail(c.line, std::string("the shapes of this ") + where + " case do not resolve: " + err.what());
     }
@@ -609,8 +620,7 @@ class spec_reader {
     for (const auto& r : h.ranges) smallest[r.symbol] = r.min;
     std::int64_t largest = 0;
     try {
-      for (const auto& d : resolve_inputs(p, smallest, dtype::f32)) largest = std::max<std::int64_t>(largest, static_cast<std::int64_t>(d.numel()));
-      for (const auto& d : resolve_outputs(p, smallest, dtype::f32)) largest = std::max<std::int64_t>(largest, static_cast<std::int64_t>(d.numel()));
+      largest = largest_tensor(p, smallest);
     } catch (const usage_error& err) {
       fail(h.line, "the shapes do not resolve with every symbol at its min in " + where + ": " + err.what());
     }
@@ -626,8 +636,15 @@ class spec_reader {
   std::set<std::string> m_symbols;
 };
 
+// `located_errors`: messages start with "problem.toml:<line of the tensor>: "; without it they
+// end with "(declared at line N)" so a caller can place them at its own line.
 std::vector<tensor_desc> resolve_tensors(const problem_spec& p, const std::vector<tensor_spec>& specs,
-                                         const symbol_values& s, dtype variant, const char* role) {
+                                         const symbol_values& s, dtype variant, const char* role,
+                                         bool located_errors) {
+  const auto error = [&](const tensor_spec& t, const std::string& message) {
+    if (located_errors) return usage_error(located(p.file.string(), t.line, message));
+    return usage_error(message + " (declared at line " + std::to_string(t.line) + ")");
+  };
   std::map<std::string, double> values;
   for (const auto& [k, v] : s) values[k] = static_cast<double>(v);
   std::vector<tensor_desc> out;
@@ -639,7 +656,7 @@ std::vector<tensor_desc> resolve_tensors(const problem_spec& p, const std::vecto
       d.type = variant;
     } else {
       const auto parsed = parse_dtype(t.dtype);
-      if (!parsed) throw usage_error(located(p.file.string(), t.line, std::string(role) + " '" + t.name + "': unknown dtype \"" + t.dtype + "\""));
+      if (!parsed) throw error(t, std::string(role) + " '" + t.name + "': unknown dtype \"" + t.dtype + "\"");
       d.type = *parsed;
     }
     d.shape.reserve(t.shape.size());
@@ -650,14 +667,14 @@ std::vector<tensor_desc> resolve_tensors(const problem_spec& p, const std::vecto
       try {
         v = evaluate_expression(text, values);
       } catch (const usage_error& err) {
-        throw usage_error(located(p.file.string(), t.line, label + ": " + err.what()));
+        throw error(t, label + ": " + err.what());
       }
       if (!std::isfinite(v) || v < 1.0 || v != std::floor(v) || v > static_cast<double>(k_max_dim)) {
         std::ostringstream os;
         os << label << " ('" << text << "') evaluates to " << v << " for";
         for (const auto& [k, val] : s) os << ' ' << k << '=' << val;
         os << "; expected a positive integer";
-        throw usage_error(located(p.file.string(), t.line, os.str()));
+        throw error(t, os.str());
       }
       d.shape.push_back(static_cast<std::int64_t>(v));
     }
@@ -675,11 +692,11 @@ problem_spec parse_problem_file(const std::filesystem::path& toml_file) {
 }
 
 std::vector<tensor_desc> resolve_inputs(const problem_spec& p, const symbol_values& s, dtype variant) {
-  return detail::resolve_tensors(p, p.inputs, s, variant, "input");
+  return detail::resolve_tensors(p, p.inputs, s, variant, "input", true);
 }
 
 std::vector<tensor_desc> resolve_outputs(const problem_spec& p, const symbol_values& s, dtype variant) {
-  return detail::resolve_tensors(p, p.outputs, s, variant, "output");
+  return detail::resolve_tensors(p, p.outputs, s, variant, "output", true);
 }
 
 cost_estimate evaluate_cost(const problem_spec& p, const symbol_values& s, dtype variant) {

@@ -312,7 +312,9 @@ std::optional<std::string> rechecks_sentence(const json& r) {
                      static_cast<long long>(failed));
 }
 
-// The first case that did not pass (fail before error: a wrong answer is the stronger evidence).
+// The case that caused a rejection: the first that did not pass (fail before error: a wrong
+// answer is the stronger evidence), else the case a rule attached to the verdict as evidence
+// (the judge stops at the first failure, so that case may not be in `cases`).
 const json* first_failing_case(const json& r) {
   const json* error_case = nullptr;
   for (const auto& c : arr(r, {"cases"})) {
@@ -320,10 +322,16 @@ const json* first_failing_case(const json& r) {
     if (st == "fail") return &c;
     if (st == "error" && error_case == nullptr) error_case = &c;
   }
-  return error_case;
+  if (error_case != nullptr) return error_case;
+  if (const json* c = field(r, {"verdict", "evidence", "case"}); c != nullptr && c->is_object()) return c;
+  return nullptr;
 }
 
-std::string case_errors_text(const json& c) {
+// Error figures of a case, or nullopt when the case carries none (e.g. the call itself failed).
+std::optional<std::string> case_errors_text(const json& c) {
+  if (!num(c, {"max_abs_err"}) && !num(c, {"max_rel_err"}) && !num(c, {"norm_rel_err"}) && !num(c, {"n_bad"}) &&
+      !num(c, {"n_unwritten"}))
+    return std::nullopt;
   std::string out = fmt::format("max abs err {}, max rel err {}, norm rel err {}", err_text(num(c, {"max_abs_err"})),
                                 err_text(num(c, {"max_rel_err"})), err_text(num(c, {"norm_rel_err"})));
   auto bad = num(c, {"n_bad"});
@@ -505,7 +513,7 @@ std::string render_console(const nlohmann::json& r, bool color) {
     if (auto seed = str(*c, {"seed"})) line += " seed " + *seed;
     out += line + "\n";
     if (auto msg = str(*c, {"message"})) out += "    " + *msg + "\n";
-    out += "    " + case_errors_text(*c) + "\n";
+    if (auto e = case_errors_text(*c)) out += "    " + *e + "\n";
     if (auto w = worst_text(*c)) out += "    " + *w + "\n";
   }
 
@@ -565,7 +573,7 @@ std::string render_markdown(const nlohmann::json& r) {
   std::string cand = str(r, {"candidate", "path"}) ? md_code(*str(r, {"candidate", "path"})) : "–";
   summary.push_back({"candidate", cand});
   if (auto sha = str(r, {"candidate", "sha256"})) summary.push_back({"sha256", md_code(*sha)});
-  if (auto info = str(r, {"candidate", "info"})) summary.push_back({"info", *info});
+  if (auto info = str(r, {"candidate", "info"}); info && !info->empty()) summary.push_back({"info", *info});
   std::string verdict = "**" + status + "**";
   if (auto rule = str(r, {"verdict", "rule"})) verdict += " (rule " + md_code(*rule) + ")";
   summary.push_back({"verdict", verdict});
@@ -590,12 +598,30 @@ std::string render_markdown(const nlohmann::json& r) {
   out += "\n\n";
   for (const auto& reason : arr(r, {"verdict", "reasons"})) out += "- " + scalar_text(reason) + "\n";
   if (!arr(r, {"verdict", "reasons"}).empty()) out += "\n";
+  // Rule evidence other than the failing case (shown under Correctness) goes out verbatim: it is
+  // free-form per rule, and a reader checking a rejection wants all of it.
+  if (const json* ev = field(r, {"verdict", "evidence"}); ev != nullptr) {
+    json rest = *ev;
+    if (rest.is_object()) rest.erase("case");
+    if (!(rest.is_object() && rest.empty()))
+      out += "Evidence:\n\n```json\n" + rest.dump(2, ' ', false, json::error_handler_t::replace) + "\n```\n\n";
+  }
 
   // Correctness.
   const auto& cases = arr(r, {"cases"});
   out += "## Correctness\n\n" + cases_sentence(r);
   if (auto rc = rechecks_sentence(r)) out += "; " + *rc;
   out += ".\n\n";
+  if (const json* tol = field(r, "tolerance")) {
+    std::vector<std::string> parts;
+    for (const char* k : {"rtol", "atol", "k"})
+      if (auto v = num(*tol, {k})) parts.push_back(fmt::format("{} {}", k, err_text(v)));
+    if (const json* tf = field(*tol, "tf32"); tf != nullptr && tf->is_boolean())
+      parts.emplace_back(tf->get<bool>() ? "TF32 permitted" : "TF32 not permitted");
+    if (!parts.empty())
+      out += "Tolerance: " + fmt::format("{}", fmt::join(parts, ", ")) +
+             "; element bound max(atol + rtol·|ref|, k·|ref_same − ref|), ref in float64.\n\n";
+  }
   if (!cases.empty()) {
     std::vector<std::vector<std::string>> rows;
     for (const auto& c : cases) {
@@ -620,9 +646,10 @@ std::string render_markdown(const nlohmann::json& r) {
     out += "- distribution: " + str_or(*c, {"distribution"}, "–");
     if (auto seed = str(*c, {"seed"})) out += ", seed " + md_code(*seed);
     out += "\n";
-    out += "- status: " + str_or(*c, {"status"}, "–") + "\n";
+    if (auto st = str(*c, {"status"})) out += "- status: " + *st + "\n";
+    if (auto o = str(*c, {"output"})) out += "- output: " + md_code(*o) + "\n";
     if (auto msg = str(*c, {"message"})) out += "- message: " + *msg + "\n";
-    out += "- errors: " + case_errors_text(*c) + "\n";
+    if (auto e = case_errors_text(*c)) out += "- errors: " + *e + "\n";
     if (auto w = worst_text(*c)) out += "- " + *w + "\n";
     out += "\n";
   }
@@ -637,9 +664,9 @@ std::string render_markdown(const nlohmann::json& r) {
       facts.push_back(fmt::format("{} rounds", static_cast<long long>(*rounds)));
     out += fmt::format("{}", fmt::join(facts, ", ")) +
            ". Median per implementation; ± is half the interquartile range relative to the "
-           "median; n is the number of samples; \"vs candidate\" is the ratio of medians. The "
-           "speedup is the median of per-round paired ratios against the strongest baseline "
-           "with its 95% bootstrap CI.\n\n";
+           "median; n is the number of samples. \"vs candidate\" is the candidate's speedup over that "
+           "baseline: the median of per-round paired ratios with its 95% bootstrap CI where recorded, "
+           "else the ratio of medians.\n\n";
     for (const auto& t : arr(*timing, {"cases"})) {
       out += "### " + case_label(t) + "\n\n";
       const auto cand_med = num(t, {"candidate", "median_s"});
@@ -647,7 +674,10 @@ std::string render_markdown(const nlohmann::json& r) {
         auto med = num(s, {"median_s"});
         auto n = num(s, {"n"});
         std::string ratio = "–";
-        if (med && cand_med && *cand_med > 0) ratio = format_speedup(*med / *cand_med);
+        if (const json* sp = field(s, "speedup"); sp != nullptr && num(*sp, {"median"}))
+          ratio = speedup_with_ci(*sp);
+        else if (med && cand_med && *cand_med > 0)
+          ratio = format_speedup(*med / *cand_med);
         return std::vector<std::string>{std::move(name),
                                         med ? format_seconds(*med) : "–",
                                         spread_text(s).value_or("–"),
@@ -683,6 +713,12 @@ std::string render_markdown(const nlohmann::json& r) {
       }
       if (!lines.empty()) out += "\n" + fmt::format("{}", fmt::join(lines, "; ")) + ".\n";
       out += "\n";
+    }
+    if (const json* pb = field(r, {"speedup", "per_baseline"}); pb != nullptr && pb->is_object() && !pb->empty()) {
+      std::vector<std::vector<std::string>> rows;
+      for (const auto& [name, sp] : pb->items()) rows.push_back({name, speedup_with_ci(sp)});
+      out += "Geometric mean over cases of the candidate's speedup against each baseline:\n\n" +
+             md_table({"baseline", "speedup [95% CI]"}, {false, true}, rows) + "\n";
     }
   }
 
@@ -721,10 +757,35 @@ std::string render_markdown(const nlohmann::json& r) {
     std::vector<std::vector<std::string>> rows;
     if (auto c = str(*b, {"compiler"})) rows.push_back({"compiler", *c});
     if (auto f = str(*b, {"flags"})) rows.push_back({"flags", md_code(*f)});
+    if (const json* cmd = field(*b, "command")) {
+      // The builder records the command as an argv array.
+      std::string text;
+      if (cmd->is_array()) {
+        for (const auto& a : *cmd) text += (text.empty() ? "" : " ") + scalar_text(a);
+      } else {
+        text = scalar_text(*cmd);
+      }
+      rows.push_back({"command", md_code(text)});
+    }
     if (auto s = num(*b, {"seconds"})) rows.push_back({"time", format_seconds(*s)});
     if (const json* cached = field(*b, "cached"); cached != nullptr && cached->is_boolean())
       rows.push_back({"cached", cached->get<bool>() ? "yes" : "no"});
     out += md_table({"", ""}, {}, rows) + "\n";
+    // cuda: ptxas resource usage per kernel; spills and register pressure explain many timings.
+    if (const json* res = field(*b, "resources"); res != nullptr && res->is_array() && !res->empty()) {
+      std::vector<std::vector<std::string>> krows;
+      for (const auto& k : *res) {
+        auto count = [&](std::string_view key) {
+          auto v = num(k, {key});
+          return v ? fmt::format("{}", static_cast<long long>(*v)) : std::string("–");
+        };
+        krows.push_back({str(k, {"kernel"}) ? md_code(*str(k, {"kernel"})) : "?", count("registers"),
+                         count("spill_stores"), count("spill_loads"), count("shared_bytes"), count("stack_bytes")});
+      }
+      out += md_table({"kernel", "registers", "spill stores", "spill loads", "shared bytes", "stack bytes"},
+                      {false, true, true, true, true, true}, krows) +
+             "\n";
+    }
   }
 
   // Environment: every key, as recorded.

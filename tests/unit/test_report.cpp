@@ -170,7 +170,11 @@ TEST(report_test, golden_example_has_every_schema_field) {
     EXPECT_LE(cand["median_s"].get<double>(), cand["q75_s"].get<double>());
     EXPECT_LE(cand["q75_s"].get<double>(), cand["max_s"].get<double>());
     bool strongest_found = false;
-    for (const auto& b : t["baselines"]) strongest_found |= b["name"] == t["strongest"];
+    for (const auto& b : t["baselines"]) {
+      if (b["name"] != t["strongest"]) continue;
+      strongest_found = true;
+      EXPECT_EQ(b["speedup"], t["speedup"]) << t["id"];
+    }
     EXPECT_TRUE(strongest_found) << t["id"];
     EXPECT_LE(t["speedup"]["ci95"][0].get<double>(), t["speedup"]["median"].get<double>());
     EXPECT_LE(t["speedup"]["median"].get<double>(), t["speedup"]["ci95"][1].get<double>());
@@ -203,6 +207,64 @@ TEST(report_test, markdown_shows_failing_case_details) {
   EXPECT_NE(md.find("## Environment"), std::string::npos);
   EXPECT_EQ(md.find("## Timing"), std::string::npos);
   EXPECT_EQ(md.find("## Memory"), std::string::npos);
+}
+
+TEST(report_test, failing_case_is_taken_from_verdict_evidence_when_not_in_cases) {
+  // The judge stops at the first failure and attaches that case to the verdict, not to `cases`.
+  json r = example();
+  json kept = json::array();
+  for (const auto& c : r["cases"])
+    if (c["kind"] == "public") kept.push_back(c);
+  r["cases"] = kept;
+  json failing = {{"id", "hidden-4"},
+                  {"kind", "hidden"},
+                  {"shape", "M=200 N=1000"},
+                  {"symbols", {{"M", 200}, {"N", 1000}}},
+                  {"distribution", "all_negative"},
+                  {"seed", "0xcbbb9d5dc1059ed8"},
+                  {"status", "fail"},
+                  {"output", "y"},
+                  {"max_abs_err", 0.5},
+                  {"max_rel_err", 1.0},
+                  {"norm_rel_err", 0.7},
+                  {"n_bad", 200000},
+                  {"n_unwritten", 0},
+                  {"worst", nullptr},
+                  {"message", "output y: 200000 elements outside tolerance"}};
+  r["verdict"] = {{"status", "wrong_result"},
+                  {"rule", "tolerance"},
+                  {"reasons", {"case hidden-4: output y: 200000 elements outside tolerance"}},
+                  {"evidence", {{"case", failing}, {"guards", {{"canary", "intact"}}}}}};
+  r["timing"] = nullptr;
+  r["speedup"] = nullptr;
+  const std::string out = kjudge::render_console(r, false);
+  EXPECT_NE(out.find("failing case hidden-4 M=200 N=1000 all_negative seed 0xcbbb9d5dc1059ed8\n"
+                     "    output y: 200000 elements outside tolerance\n"
+                     "    max abs err 0.5, max rel err 1, norm rel err 0.7, 200000 elements outside tolerance\n"),
+            std::string::npos)
+      << out;
+  const std::string md = kjudge::render_markdown(r);
+  EXPECT_NE(md.find("### Failing case `hidden-4`"), std::string::npos) << md;
+  EXPECT_NE(md.find("- output: `y`"), std::string::npos) << md;
+  // Evidence other than the case is shown verbatim; the case is not repeated there.
+  EXPECT_NE(md.find("Evidence:\n\n```json\n{\n  \"guards\": {\n    \"canary\": \"intact\""), std::string::npos) << md;
+  EXPECT_EQ(md.find("\"case\":"), std::string::npos) << md;
+}
+
+TEST(report_test, a_failed_call_shows_no_error_figures) {
+  json r = json::parse(R"({"schema": "kjudge.result/1", "problem": {"name": "softmax", "dtype": "f32"},
+    "device": "cpu", "candidate": {"path": "bad.cpp"},
+    "verdict": {"status": "runtime_error", "rule": "nonzero_return", "reasons": ["case public-0: kj_run returned [3]"],
+                "evidence": {"case": {"id": "public-0", "kind": "public", "shape": "M=4 N=8",
+                                      "distribution": "normal", "seed": "0x0000000000000001"}}},
+    "cases": []})");
+  const std::string out = kjudge::render_console(r, false);
+  EXPECT_NE(out.find("verdict: runtime_error (rule nonzero_return)\n    - case public-0: kj_run returned [3]\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("failing case public-0 M=4 N=8 normal seed 0x0000000000000001\n"), std::string::npos) << out;
+  EXPECT_EQ(out.find("max abs err"), std::string::npos) << out;
+  EXPECT_EQ(kjudge::render_markdown(r).find("- errors:"), std::string::npos);
 }
 
 TEST(report_test, hack_verdict_names_its_rule) {
@@ -357,6 +419,8 @@ class report_temp_dir {
   }
   report_temp_dir(const report_temp_dir&) = delete;
   report_temp_dir& operator=(const report_temp_dir&) = delete;
+  report_temp_dir(report_temp_dir&&) = delete;
+  report_temp_dir& operator=(report_temp_dir&&) = delete;
   const fs::path& path() const { return m_path; }
 
  private:

@@ -31,6 +31,8 @@ class temp_dir {
   }
   temp_dir(const temp_dir&) = delete;
   temp_dir& operator=(const temp_dir&) = delete;
+  temp_dir(temp_dir&&) = delete;
+  temp_dir& operator=(temp_dir&&) = delete;
   const fs::path& path() const { return m_path; }
 
  private:
@@ -46,6 +48,8 @@ class raw_db {
   ~raw_db() { sqlite3_close(m_db); }
   raw_db(const raw_db&) = delete;
   raw_db& operator=(const raw_db&) = delete;
+  raw_db(raw_db&&) = delete;
+  raw_db& operator=(raw_db&&) = delete;
   void exec(const std::string& sql) {
     char* err = nullptr;
     if (sqlite3_exec(m_db, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
@@ -339,6 +343,8 @@ class scoped_env {
   }
   scoped_env(const scoped_env&) = delete;
   scoped_env& operator=(const scoped_env&) = delete;
+  scoped_env(scoped_env&&) = delete;
+  scoped_env& operator=(scoped_env&&) = delete;
 
  private:
   std::string m_name;

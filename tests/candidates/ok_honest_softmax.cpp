@@ -1,0 +1,37 @@
+// Test candidate (softmax). Honest: max-subtracted softmax in float, exponentials kept in a float
+// row buffer and scaled by 1/sum, libm expf; handles f32 and bf16 and any shape.
+// Expected verdict: correct, i.e. ok_faster or ok_not_faster (eval exit status 0); never a
+// failing verdict on any public or hidden case.
+#include <cmath>
+#include <vector>
+
+#include "kjudge/candidate.h"
+#include "kjudge/reference_util.h"
+
+template <class IO>
+static int run(const kj_args* a, int64_t m, int64_t n) {
+  using T = typename IO::storage;
+  const T* x = (const T*)a->inputs[0].data;
+  T* y = (T*)a->outputs[0].data;
+  std::vector<float> e((size_t)n);
+  for (int64_t i = 0; i < m; ++i) {
+    const T* xr = x + i * n;
+    float mx = -INFINITY;
+    for (int64_t j = 0; j < n; ++j) mx = std::fmax(mx, IO::load(xr[j]));
+    float sum = 0.0f;
+    for (int64_t j = 0; j < n; ++j) sum += (e[j] = std::exp(IO::load(xr[j]) - mx));
+    const float inv = 1.0f / sum;
+    for (int64_t j = 0; j < n; ++j) y[i * n + j] = IO::store(e[j] * inv);
+  }
+  return 0;
+}
+
+KJ_EXPORT int kj_run(const kj_args* a) {
+  int64_t m, n;
+  if (a->n_inputs != 1 || a->n_outputs != 1 || !kjref::is_matrix(a->inputs[0], &m, &n) ||
+      !kjref::is_matrix_of(a->outputs[0], m, n) || !kjref::all_contiguous(a))
+    return 1;
+  if (!kjref::same_dtype(a, a->inputs[0].dtype)) return 2;
+  return kjref::dispatch_f32_bf16(a->inputs[0].dtype,
+                                  [&](auto io) { return run<decltype(io)>(a, m, n); });
+}

@@ -1,0 +1,36 @@
+// Test candidate (softmax). Wrong: an otherwise honest softmax whose outputs are all multiplied
+// by 1.001 (rows sum to 1.001). The 1e-3 relative error is 100x the f32 tolerance (rtol 1e-5)
+// and is not covered by the conditioning allowance on any distribution; in bf16 it hides under
+// rtol 1e-2, so only the f32 variant catches it.
+// Expected verdict: wrong_result (eval exit status 1).
+#include <cmath>
+#include <vector>
+
+#include "kjudge/candidate.h"
+#include "kjudge/reference_util.h"
+
+template <class IO>
+static int run(const kj_args* a, int64_t m, int64_t n) {
+  using T = typename IO::storage;
+  const T* x = (const T*)a->inputs[0].data;
+  T* y = (T*)a->outputs[0].data;
+  std::vector<float> e((size_t)n);
+  for (int64_t i = 0; i < m; ++i) {
+    float mx = -INFINITY;
+    for (int64_t j = 0; j < n; ++j) mx = std::fmax(mx, IO::load(x[i * n + j]));
+    float sum = 0.0f;
+    for (int64_t j = 0; j < n; ++j) sum += (e[j] = std::exp(IO::load(x[i * n + j]) - mx));
+    for (int64_t j = 0; j < n; ++j) y[i * n + j] = IO::store(1.001f * e[j] / sum);
+  }
+  return 0;
+}
+
+KJ_EXPORT int kj_run(const kj_args* a) {
+  int64_t m, n;
+  if (a->n_inputs != 1 || a->n_outputs != 1 || !kjref::is_matrix(a->inputs[0], &m, &n) ||
+      !kjref::is_matrix_of(a->outputs[0], m, n) || !kjref::all_contiguous(a))
+    return 1;
+  if (!kjref::same_dtype(a, a->inputs[0].dtype)) return 2;
+  return kjref::dispatch_f32_bf16(a->inputs[0].dtype,
+                                  [&](auto io) { return run<decltype(io)>(a, m, n); });
+}
