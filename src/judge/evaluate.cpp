@@ -490,6 +490,8 @@ json evaluate(const eval_options& o) {
     std::vector<std::vector<std::vector<double>>> all_samples(nc, std::vector<std::vector<double>>(np));
     int rechecks = 0;
     std::vector<double> wall_overhead;  // controller wall minus reported, seconds
+    long disturbed_samples = 0;         // samples during which the OS preempted the call
+    std::size_t used_disturbed = 0;     // of those, used because too few undisturbed came
     const auto t_timing = clock_type::now();
     int rounds = 0;
     auto halfwidth_ok = [&]() {
@@ -509,41 +511,60 @@ json evaluate(const eval_options& o) {
       const double slot_budget = std::max(0.02, round_budget / static_cast<double>(np * nc));
       progress("timing", rounds, o.min_rounds, "round " + std::to_string(rounds + 1));
       for (std::size_t c = 0; c < nc; ++c) {
+        // Samples are interleaved: sample i of every party, in a fresh shuffled order, on the same
+        // fresh inputs (seed of round, case and i), before sample i+1 of any. Drift and noise from
+        // the rest of the machine then fall on all parties alike, and each pair shares its data.
+        const call_spec base_call = to_call(*bench[c]);
+        const std::string ctx = "timed calls of round " + std::to_string(rounds + 1) + " on " + bench[c]->id;
+        for (std::size_t q = 0; q < np; ++q)
+          get_json(parties[q].worker->request(json{{"type", "time_begin"}, {"call", to_json(base_call)}, {"mode", o.mode}},
+                                              o.call_timeout_seconds), ctx, "time_ready");
+        std::vector<std::vector<double>> xs(np), set_aside(np);
+        int checks_left = o.rechecks_per_round;
+        const auto case_t0 = clock_type::now();
+        const double case_budget = slot_budget * static_cast<double>(np);
         std::vector<std::size_t> order(np);
         for (std::size_t i = 0; i < np; ++i) order[i] = i;
-        std::shuffle(order.begin(), order.end(), decision_rng);
-        const call_spec base_call = to_call(*bench[c]);
-        for (std::size_t q : order) {
-          timed_party& party = parties[q];
-          worker_process& w = *party.worker;
-          const std::string ctx = "timed call of round " + std::to_string(rounds + 1) + " on " + bench[c]->id;
-          get_json(w.request(json{{"type", "time_begin"}, {"call", to_json(base_call)}, {"mode", o.mode}},
-                             o.call_timeout_seconds), ctx, "time_ready");
-          // Which of this round's samples get rechecked is decided after each call returns, so
-          // nothing in the worker can know in advance.
-          std::vector<double> xs;
-          const auto slot_t0 = clock_type::now();
-          int checks_left = party.is_candidate ? o.rechecks_per_round : 0;
-          for (int i = 0; i < o.max_samples_per_round; ++i) {
-            call_spec sc = base_call;
-            sc.seed = mix_seed(secret, (static_cast<std::uint64_t>(rounds) << 40) ^ (c << 32) ^ (q << 24) ^ static_cast<std::uint64_t>(i) ^ 0x5a5a000000000000ULL);
+        for (int i = 0; i < o.max_samples_per_round; ++i) {
+          std::shuffle(order.begin(), order.end(), decision_rng);
+          call_spec sc = base_call;
+          sc.seed = mix_seed(secret, (static_cast<std::uint64_t>(rounds) << 40) ^ (static_cast<std::uint64_t>(c) << 32) ^
+                                         static_cast<std::uint64_t>(i) ^ 0x5a5a000000000000ULL);
+          bool all_enough = true;
+          for (std::size_t q : order) {
+            worker_process& w = *parties[q].worker;
             const auto w0 = clock_type::now();
             json s = get_json(w.request(json{{"type", "sample"}, {"seed", sc.seed}}, o.call_timeout_seconds), ctx, "sampled");
             const double wall = since(w0);
             const double secs = s.value("seconds", -1.0);
             if (s.value("rc", 0) != 0) reject_rule("nonzero_return", {ctx + ": kj_run returned " + s["rc"].dump()});
             if (!(secs >= 0) || secs > wall + 1e-4)
-              reject_rule("timer_tamper", {ctx + ": the worker reported " + std::to_string(secs) + " s for a call the controller saw take at most " + std::to_string(wall) + " s"});
-            xs.push_back(secs);
+              reject_rule("timer_tamper", {ctx + ": the worker reported " + std::to_string(secs) +
+                                           " s for a call the controller saw take at most " + std::to_string(wall) + " s"});
             wall_overhead.push_back(wall - secs);
-            const bool enough = static_cast<int>(xs.size()) >= o.min_samples_per_round &&
-                                (stats::median_ci_relative_halfwidth(xs) <= o.target_halfwidth || since(slot_t0) > slot_budget);
-            const bool keep = checks_left > 0 &&
+            // A sample during which the OS preempted the call is set aside; it is used only if
+            // too few undisturbed samples come within the budget (a saturated machine).
+            const bool disturbed = s.contains("extra") && s["extra"].value("involuntary_switches", 0L) > 0;
+            (disturbed ? set_aside[q] : xs[q]).push_back(secs);
+            if (disturbed) ++disturbed_samples;
+            const bool over_budget = since(case_t0) > case_budget;
+            if (over_budget && static_cast<int>(xs[q].size()) < o.min_samples_per_round && !set_aside[q].empty()) {
+              xs[q].insert(xs[q].end(), set_aside[q].begin(), set_aside[q].end());
+              used_disturbed += set_aside[q].size();
+              set_aside[q].clear();
+            }
+            const bool enough = static_cast<int>(xs[q].size()) >= o.min_samples_per_round &&
+                                (stats::median_ci_relative_halfwidth(xs[q]) <= o.target_halfwidth || over_budget);
+            all_enough = all_enough && enough;
+            // Whether this timed call is rechecked is decided only now, after it returned, so
+            // nothing in the worker can know in advance which calls count.
+            const bool keep = parties[q].is_candidate && checks_left > 0 &&
                               (enough || std::uniform_real_distribution<double>(0, 1)(decision_rng) < 0.3);
             if (keep) {
               --checks_left;
               json kept = get_json(w.request(json{{"type", "keep"}}, o.call_timeout_seconds), ctx, "kept");
-              const std::string cctx = ctx + ", sample " + std::to_string(i + 1) + " (rechecked)";
+              const std::string cctx = "timed call " + std::to_string(i + 1) + " of round " + std::to_string(rounds + 1) +
+                                       " on " + bench[c]->id + " (rechecked)";
               check_evidence(kept, cctx);
               const reference_data rd = run_reference(*ref, sc);
               const auto layout = candidate_layout(sc, 1);
@@ -556,11 +577,13 @@ json evaluate(const eval_options& o) {
             } else {
               get_json(w.request(json{{"type", "discard"}}, o.call_timeout_seconds), ctx, "discarded");
             }
-            if (enough && checks_left == 0) break;
           }
-          get_json(w.request(json{{"type", "time_end"}}, o.call_timeout_seconds), ctx, "time_done");
-          per_round[c][q].push_back(stats::median(xs));
-          all_samples[c][q].insert(all_samples[c][q].end(), xs.begin(), xs.end());
+          if (all_enough && checks_left == 0) break;
+        }
+        for (std::size_t q = 0; q < np; ++q) {
+          get_json(parties[q].worker->request(json{{"type", "time_end"}}, o.call_timeout_seconds), ctx, "time_done");
+          per_round[c][q].push_back(stats::median(xs[q]));
+          all_samples[c][q].insert(all_samples[c][q].end(), xs[q].begin(), xs[q].end());
         }
       }
       ++rounds;
@@ -617,6 +640,9 @@ json evaluate(const eval_options& o) {
                             {"cache_flush_bytes", nullptr},
                             {"rechecks", {{"count", rechecks}, {"failed", 0}}},
                             {"controller_overhead_median_s", overhead},
+                            {"disturbed_samples", {{"set_aside", disturbed_samples - static_cast<long>(used_disturbed)},
+                                                   {"used", used_disturbed},
+                                                   {"criterion", "involuntary context switches during the call"}}},
                             {"seconds", since(t_timing)}};
     result["speedup"] = json{{"baseline", nc == 1 ? tcases[0]["strongest"].get<std::string>() : std::string("per-case strongest")},
                              {"median", head.median}, {"ci95", {head.ci.lo, head.ci.hi}},

@@ -1,6 +1,7 @@
 // The cpu backend: host buffers from mmap with canary guard zones, a steady-clock timer and an
 // LLC flush.
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -119,12 +120,19 @@ class cpu_backend final : public backend {
     m_flusher->flush();
   }
 
+  // The OS preempting the call inflates its time the way a throttled clock does on a GPU: the
+  // involuntary context switches of the whole process during the call are reported so that the
+  // controller can set such samples aside (DESIGN.md §4's discarded samples, CPU form).
   timed_call time(const std::function<int()>& call) override {
+    rusage before{}, after{};
+    ::getrusage(RUSAGE_SELF, &before);
     const host_timing h = time_host_call(call);
+    ::getrusage(RUSAGE_SELF, &after);
     timed_call t;
     t.rc = h.rc;
     t.seconds = h.seconds;
     t.host_seconds = h.seconds;
+    t.extra = json{{"involuntary_switches", after.ru_nivcsw - before.ru_nivcsw}};
     return t;
   }
 

@@ -1,0 +1,54 @@
+// The loop's rows in the SQLite store (migration 2 in store/store.cpp): runs, iterations,
+// proposals, families. Every write is an upsert keyed by the journal's ids, so replaying a
+// journal after kill -9 rewrites the same rows and never adds a second one.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "store/store.hpp"
+
+struct sqlite3;
+
+namespace kjudge::loop {
+
+class loop_store {
+ public:
+  // Opens (creating and migrating) the store. Throws as kjudge::store does.
+  explicit loop_store(const std::filesystem::path& db);
+  ~loop_store();
+  loop_store(const loop_store&) = delete;
+  loop_store& operator=(const loop_store&) = delete;
+
+  // `config` is the run's loop.json document (id, problem, device, proposer, workdir, ...).
+  void upsert_run(const nlohmann::json& config);
+  // `row`: iteration, request, proposer_status, proposer_seconds, n_proposals, best (scored
+  // candidate JSON or null), improved, beam, elapsed_s.
+  void upsert_iteration(const std::string& run_id, const nlohmann::json& row);
+  // `row`: id, iteration, file, sha256, family, state, status, rule, median, lo, hi, time_s, meta;
+  // evaluation_id when the result document is in `evaluations`.
+  void upsert_proposal(const std::string& run_id, const nlohmann::json& row, std::optional<std::int64_t> evaluation_id);
+  // `row`: name, attempts, correct, rejected, best (or null), in_beam, retired, retired_reason, retired_at.
+  void upsert_family(const std::string& run_id, const nlohmann::json& row);
+
+  // The id of the evaluation row holding this run's result for `proposal_id` (the document's
+  // "loop" field names them), storing the document with `source` if there is none yet.
+  std::int64_t ensure_evaluation(const nlohmann::json& result, const std::string& source, const std::string& run_id,
+                                 const std::string& proposal_id);
+
+  // Rows of a table for this run (tests and reports): "loop_proposals", "loop_iterations", ...
+  std::int64_t count_rows(const std::string& table, const std::string& run_id) const;
+
+  const std::filesystem::path& path() const { return m_store.path(); }
+
+ private:
+  kjudge::store m_store;
+  sqlite3* m_db = nullptr;
+};
+
+}  // namespace kjudge::loop
