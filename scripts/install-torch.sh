@@ -80,4 +80,20 @@ mkdir -p "$(dirname "$VENV")"
 "$PY" -m pip install --quiet "${PURE_DEPS[@]}"
 echo "install-torch: downloading torch==$TORCH_VERSION from PyPI (~530 MB, without the CUDA runtime)"
 "$PY" -m pip install --quiet --no-deps "torch==$TORCH_VERSION"
+
+# The wheel's libraries name the CUDA libraries as DT_NEEDED, so they must exist for `import
+# torch` even without a GPU. Where the machine has a CUDA toolkit (the cpp-kernels machines do:
+# cudart, cuBLAS, cuDNN, NCCL, ...) only the few it lacks are installed, at the versions torch
+# pins; an unmappable gap falls back to torch's full dependency set.
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+reqs="$("$PY" "$HERE/torch_missing_libs.py")"
+if echo "$reqs" | grep -q '^UNKNOWN'; then
+  echo "install-torch: $(echo "$reqs" | head -1); installing torch's full dependency set" >&2
+  "$PY" -m pip install --quiet "torch==$TORCH_VERSION"
+elif [ -n "$(echo "$reqs" | tr -d '[:space:]')" ]; then
+  echo "install-torch: installing what torch's libraries link and this machine lacks: $reqs"
+  # cuda-toolkit[...] is a metapackage whose extras are the libraries: install it with deps.
+  # shellcheck disable=SC2086
+  "$PY" -m pip install --quiet $reqs
+fi
 verify

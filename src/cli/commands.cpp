@@ -18,6 +18,8 @@
 #include "report/progress.hpp"
 #include "report/report.hpp"
 #include "store/store.hpp"
+#include "timing/ceilings.hpp"
+#include "builder/builder.hpp"
 
 namespace kjudge::cli {
 
@@ -229,6 +231,21 @@ int cmd_history(const std::string& problem, const std::string& db_path, int limi
   return 0;
 }
 
+int cmd_doctor(const std::string& device) {
+  if (device == "cuda") {
+    std::printf("doctor --device cuda: the CUDA ceilings are measured by kjudge-worker-cuda (see docs/cuda-backend.md)\n");
+    return 2;
+  }
+  std::printf("measuring the cpu ceilings (copy bandwidth, all threads)...\n");
+  const auto c = measure_cpu_ceilings();
+  save_ceilings(c);
+  std::printf("cpu:        %s\n", c.identity.c_str());
+  std::printf("copy:       %.1f GB/s (bytes read + written; best of 7, median %.1f, min %.1f)\n", c.copy_gbps,
+              c.details["median_gbps"].get<double>(), c.details["min_gbps"].get<double>());
+  std::printf("cached in:  %s\n", (cache_root() / "ceilings-cpu.json").string().c_str());
+  return 0;
+}
+
 int cmd_rules() {
   for (const auto& r : all_rules())
     std::printf("%-22s %-14s %s\n", std::string(r.name).c_str(), std::string(verdict_status_name(r.status)).c_str(),
@@ -311,6 +328,10 @@ int run(int argc, char** argv) {
 
   app.add_subcommand("rules", "the named correctness and anti-cheat rules");
 
+  std::string doctor_device = "cpu";
+  auto* doctor = app.add_subcommand("doctor", "measure and cache the device ceilings (speed of light)");
+  doctor->add_option("--device", doctor_device, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
+
   eval_flags df;
   df.budget = 3.0;
   std::string examples_dir;
@@ -336,6 +357,7 @@ int run(int argc, char** argv) {
   if (app.got_subcommand("validate")) return cmd_validate(vf, problem, all);
   if (app.got_subcommand("history")) return cmd_history(problem, db_path, limit);
   if (app.got_subcommand("rules")) return cmd_rules();
+  if (app.got_subcommand("doctor")) return cmd_doctor(doctor_device);
   if (app.got_subcommand("demo")) return cmd_demo(df, examples_dir);
   return 2;
 }

@@ -21,6 +21,7 @@
 #include "problem/registry.hpp"
 #include "protocol/messages.hpp"
 #include "stats/stats.hpp"
+#include "timing/ceilings.hpp"
 
 namespace kjudge {
 
@@ -590,6 +591,19 @@ json evaluate(const eval_options& o) {
     }
     progress("timing", rounds, rounds, "done");
 
+    // Speed of light: the device's measured copy ceiling (cached per machine; `kjudge doctor`).
+    std::optional<device_ceilings> ceil;
+    if (o.device == "cpu") {
+      ceil = load_ceilings("cpu", cpu_identity());
+      if (!ceil) {
+        progress("timing", rounds, rounds, "measuring the memory ceiling once for this machine");
+        ceil = measure_cpu_ceilings();
+        save_ceilings(*ceil);
+      }
+    } else {
+      ceil = load_ceilings(o.device, "");
+    }
+
     // Summaries: per case, every baseline's ratio to the candidate; the strongest per case.
     json tcases = json::array();
     std::vector<std::vector<double>> log_ratio_per_round(static_cast<std::size_t>(rounds), std::vector<double>());
@@ -622,8 +636,33 @@ json evaluate(const eval_options& o) {
       const double med = stats::median(per_round[c][0]);
       cj["strongest"] = parties[strongest].name;
       cj["speedup"] = json{{"median", sr.median}, {"ci95", {sr.ci.lo, sr.ci.hi}}};
-      cj["achieved"] = json{{"gbps", cost.bytes / med / 1e9}, {"gflops", cost.flops / med / 1e9},
-                            {"bytes", cost.bytes}, {"flops", cost.flops}, {"fraction_of_ceiling", nullptr}};
+      const double gbps = cost.bytes / med / 1e9;
+      json fraction = nullptr;
+      if (ceil && ceil->copy_gbps > 0) fraction = gbps / ceil->copy_gbps;
+      cj["achieved"] = json{{"gbps", gbps}, {"gflops", cost.flops / med / 1e9},
+                            {"bytes", cost.bytes}, {"flops", cost.flops}, {"fraction_of_ceiling", fraction},
+                            {"ceiling_gbps", ceil ? json(ceil->copy_gbps) : json(nullptr)}};
+      // Cold samples read their data from DRAM (caches flushed), so moving the problem's minimum
+      // bytes faster than the measured copy ceiling is impossible. The margin (1.5x) covers the
+      // ceiling's own error (a read-mostly stream beats a copy) without hiding a real violation,
+      // which is typically orders of magnitude (work skipped, cached results).
+      constexpr double light_margin = 1.5;
+      if (o.mode == "cold" && o.device == "cpu" && ceil && gbps > light_margin * ceil->copy_gbps) {
+        // A cached ceiling measured on a busy machine can be low: measure again now, under the
+        // same conditions as the candidate, before accusing it.
+        auto fresh = measure_cpu_ceilings();
+        if (fresh.copy_gbps > ceil->copy_gbps) {
+          ceil = fresh;
+          save_ceilings(fresh);
+        }
+      }
+      if (o.mode == "cold" && ceil && ceil->copy_gbps > 0 && gbps > light_margin * ceil->copy_gbps)
+        reject_rule("faster_than_light",
+                    {bench[c]->id + " (" + bench[c]->shape_string() + "): " + std::to_string(gbps) +
+                     " GB/s for the problem's minimum traffic, above " + std::to_string(light_margin) +
+                     " x the device's measured copy ceiling of " + std::to_string(ceil->copy_gbps) + " GB/s"},
+                    json{{"case", bench[c]->id}, {"achieved_gbps", gbps}, {"ceiling_gbps", ceil->copy_gbps},
+                         {"median_s", med}, {"bytes", cost.bytes}});
       tcases.push_back(cj);
     }
     for (auto& g : geo_rounds) g = std::exp(g);
@@ -635,6 +674,7 @@ json evaluate(const eval_options& o) {
       per_baseline[name] = json{{"median", s.median}, {"ci95", {s.ci.lo, s.ci.hi}}};
     }
     const double overhead = wall_overhead.empty() ? 0.0 : stats::median(wall_overhead);
+    result["ceilings"] = ceil ? ceil->to_json() : json(nullptr);
     result["timing"] = json{{"mode", o.mode}, {"clock", o.device == "cpu" ? "steady_clock" : "cuda events"},
                             {"rounds", rounds}, {"cases", tcases},
                             {"cache_flush_bytes", nullptr},

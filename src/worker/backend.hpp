@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -12,6 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/dtype.hpp"
+#include "core/tensor.hpp"
+#include "worker/device_fault.hpp"
 
 namespace kjudge {
 
@@ -68,6 +71,39 @@ class backend {
   // Bytes allocated by the candidate during the last timed or run call beyond what the judge
   // allocated (peak device memory), when the backend can see it; -1 if unknown.
   virtual long long last_call_peak_extra_bytes() { return -1; }
+
+  // Optional capabilities of device backends; the defaults are what the cpu backend needs.
+
+  // Fills the `d.numel()` elements of `b` with the values fill_distribution(t, distribution,
+  // seed, input_index) gives on the host, generated where the buffer lives (multi-hundred-MB
+  // inputs per timed sample are too slow to draw on the host and upload). Returns false when
+  // the backend cannot (dtype or distribution): the worker then draws on the host and uploads.
+  virtual bool generate(guarded_buffer& b, const tensor_desc& d, std::string_view distribution,
+                        std::uint64_t seed, int input_index) {
+    (void)b, (void)d, (void)distribution, (void)seed, (void)input_index;
+    return false;
+  }
+  // True when buffers live in device memory that the host cannot dereference (the reference
+  // role then computes on device buffers and downloads).
+  [[nodiscard]] virtual bool device_resident() const { return false; }
+  // Converts `numel` elements of dtype `from` in `src` to float64 in `dst` (the fp64 reference's
+  // upcast inputs); false when unsupported.
+  virtual bool widen_to_f64(const guarded_buffer& src, dtype from, guarded_buffer& dst, std::size_t numel) {
+    (void)src, (void)from, (void)dst, (void)numel;
+    return false;
+  }
+  // Waits for all work of the process (other streams and threads' work included), not only the
+  // call's stream: the deferred-work probe uses it.
+  virtual void synchronize_all() { synchronize(); }
+  // When on, time() also records evidence of what the call did (kernel trace, allocations) into
+  // timed_call.extra["trace"]; off for ordinary timed samples, which it would perturb.
+  virtual void set_trace(bool on) { (void)on; }
+  // Clocks, temperature, power and throttle reasons now (recorded before and after timing);
+  // null when the backend has none.
+  virtual json device_state() { return nullptr; }
+  // Measures the device ceilings for `kjudge doctor` (timing/ceilings.hpp's device_ceilings as
+  // JSON); null when the backend has none to measure.
+  virtual json doctor() { return nullptr; }
 };
 
 std::unique_ptr<backend> make_cpu_backend();

@@ -44,6 +44,8 @@ class session {
   bool handle_hello(const json& m);
   void handle_run(const json& m);
   void handle_reference(const json& m);
+  void handle_reference_device(const json& m);
+  void handle_doctor();
   void handle_time(const json& m);
   void handle_warm_batch(const json& m);
   void send_error(const std::string& kind, const std::string& msg) {
@@ -58,7 +60,10 @@ class session {
     std::vector<kj_tensor> out_views;
     kj_args args{};
   };
-  void alloc_inputs(call_buffers& cb, const call_spec& c, const std::vector<host_tensor>& host);
+  // Inputs are drawn where the buffers live when the backend can (backend::generate), else on
+  // the host with the same generator and uploaded: input i uses seed mix_seed(seed, i), as
+  // generate_inputs does.
+  void alloc_inputs(call_buffers& cb, const call_spec& c);
   void alloc_outputs(call_buffers& cb, const call_spec& c);
   void finish_args(call_buffers& cb, const call_spec& c);
   void free_outputs(call_buffers& cb);
@@ -111,6 +116,13 @@ bool session::handle_hello(const json& m) {
     send_error("internal", std::string("backend start failed: ") + e.what());
     return false;
   }
+  if (m_role == "doctor") {
+    // Measures the device ceilings only; loads no code.
+    json env = m_backend->environment();
+    m_ch.send(json{{"type", "ready"}, {"info", ""}, {"abi", KJ_ABI_VERSION}, {"has_workspace", false},
+                   {"env", env}, {"pid", ::getpid()}});
+    return true;
+  }
   const std::string lib = m.at("library").get<std::string>();
   m_lib = ::dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (m_lib == nullptr) {
@@ -150,11 +162,19 @@ bool session::handle_hello(const json& m) {
   return true;
 }
 
-void session::alloc_inputs(call_buffers& cb, const call_spec& c, const std::vector<host_tensor>& host) {
+void session::alloc_inputs(call_buffers& cb, const call_spec& c) {
   for (std::size_t i = 0; i < c.inputs.size(); ++i) {
-    auto b = m_backend->allocate(host[i].nbytes(), "input " + c.inputs[i].desc.name);
-    m_backend->upload(b, host[i].data(), host[i].nbytes());
+    const input_plan& in = c.inputs[i];
+    auto b = m_backend->allocate(in.desc.nbytes(), "input " + in.desc.name);
     cb.inputs.push_back(b);
+    const std::string_view dist = in.distribution.empty() ? std::string_view(c.distribution)
+                                                          : std::string_view(in.distribution);
+    const std::uint64_t seed = mix_seed(c.seed, i);
+    if (!m_backend->generate(b, in.desc, dist, seed, static_cast<int>(i))) {
+      host_tensor h(in.desc);
+      fill_distribution(h, dist, seed, static_cast<int>(i));
+      m_backend->upload(b, h.data(), h.nbytes());
+    }
     cb.in_views.push_back(make_kj_tensor(c.inputs[i].desc, b.data));
   }
 }
@@ -214,7 +234,7 @@ json session::export_call(call_buffers& cb, const call_spec& c, const std::vecto
   }
   if (probe_deferred) {
     std::this_thread::sleep_for(std::chrono::microseconds(deferred_probe_us));
-    m_backend->synchronize();
+    m_backend->synchronize_all();
     std::vector<std::byte> again;
     for (std::size_t i = 0; i < cb.outputs.size(); ++i) {
       const auto& s = find_slot(layout, out_kind, static_cast<int>(i));
@@ -256,18 +276,22 @@ void session::handle_run(const json& m) {
     send_error("internal", "arena too small for this call");
     return;
   }
-  const auto host = generate_inputs(c.inputs, c.distribution, c.seed);
   call_buffers cb;
-  alloc_inputs(cb, c, host);
+  alloc_inputs(cb, c);
   json rcs = json::array(), guards = json::array(), deferred = json::array(), secs = json::array();
+  json extras = json::array();
   for (int r = 0; r < repeats; ++r) {
     alloc_outputs(cb, c);
     finish_args(cb, c);
     m_last_exception.clear();
+    // Checked calls carry the backend's evidence (kernel trace, allocations); timed samples don't.
+    m_backend->set_trace(true);
     const timed_call t = m_backend->time([&] { return invoke(cb.args); });
+    m_backend->set_trace(false);
     m_backend->synchronize();
     rcs.push_back(t.rc);
     secs.push_back(t.seconds);
+    extras.push_back(t.extra);
     const bool last = r + 1 == repeats;
     json ev = export_call(cb, c, layout, r == 0 ? slot_kind::output : slot_kind::output_repeat, last, r == 0);
     for (auto& g : ev["guards"]) guards.push_back(g);
@@ -281,10 +305,14 @@ void session::handle_run(const json& m) {
   }
   free_all(cb);
   m_ch.send(json{{"type", "ran"}, {"rc", rcs}, {"guards", guards}, {"deferred", deferred},
-                 {"seconds", secs}, {"exception", m_last_exception}});
+                 {"seconds", secs}, {"exception", m_last_exception}, {"extra", extras}});
 }
 
 void session::handle_reference(const json& m) {
+  if (m_backend->device_resident()) {
+    handle_reference_device(m);
+    return;
+  }
   const call_spec c = call_from_json(m.at("call"));
   const auto layout = reference_layout(c);
   if (layout_bytes(layout) > m_arena.size()) {
@@ -339,6 +367,87 @@ void session::handle_reference(const json& m) {
   m_ch.send(json{{"type", "referenced"}, {"rc", rc_same}, {"rc64", rc64}});
 }
 
+// The reference role on a device backend: inputs drawn on the device (the same values a
+// candidate's worker draws for this seed), the reference's kj_run on device buffers (the trusted
+// same-dtype reference), then its kj_reference_f64 on float64 copies widened on the device. The
+// arena receives the inputs as drawn, the same-dtype outputs and the float64 outputs.
+void session::handle_reference_device(const json& m) {
+  const call_spec c = call_from_json(m.at("call"));
+  const auto layout = reference_layout(c);
+  if (layout_bytes(layout) > m_arena.size()) {
+    send_error("internal", "arena too small for this call");
+    return;
+  }
+  call_buffers cb;
+  std::vector<guarded_buffer> in64, out64;
+  auto release_all = [&] {
+    free_all(cb);
+    for (auto& b : in64) m_backend->release(b);
+    for (auto& b : out64) m_backend->release(b);
+  };
+  try {
+    alloc_inputs(cb, c);
+    for (std::size_t i = 0; i < cb.inputs.size(); ++i) {
+      const auto& s = find_slot(layout, slot_kind::input_generated, static_cast<int>(i));
+      m_backend->download(cb.inputs[i], m_arena.at(s.offset, s.bytes), s.bytes);
+    }
+    alloc_outputs(cb, c);
+    finish_args(cb, c);
+    const int rc_same = invoke(cb.args);
+    m_backend->synchronize();
+    for (std::size_t i = 0; i < cb.outputs.size(); ++i) {
+      const auto& s = find_slot(layout, slot_kind::ref_same, static_cast<int>(i));
+      m_backend->download(cb.outputs[i], m_arena.at(s.offset, s.bytes), s.bytes);
+    }
+    std::vector<kj_tensor> in_views, out_views;
+    for (std::size_t i = 0; i < c.inputs.size(); ++i) {
+      tensor_desc d64 = c.inputs[i].desc;
+      d64.type = dtype::f64;
+      in64.push_back(m_backend->allocate(d64.nbytes(), "input " + d64.name + " (f64)"));
+      if (!m_backend->widen_to_f64(cb.inputs[i], c.inputs[i].desc.type, in64.back(), d64.numel()))
+        throw internal_error("the " + std::string(m_backend->name()) + " backend cannot widen " +
+                             std::string(dtype_name(c.inputs[i].desc.type)) + " to f64");
+      in_views.push_back(make_kj_tensor(d64, in64.back().data));
+    }
+    for (const auto& d : c.outputs) {
+      tensor_desc d64 = d;
+      d64.type = dtype::f64;
+      out64.push_back(m_backend->allocate(d64.nbytes(), "output " + d64.name + " (f64)"));
+      m_backend->poison(out64.back(), dtype::f64, d64.numel());
+      out_views.push_back(make_kj_tensor(d64, out64.back().data));
+    }
+    kj_args a = cb.args;
+    a.inputs = in_views.data();
+    a.outputs = out_views.data();
+    int rc64 = 0;
+    try {
+      rc64 = m_ref64(&a);
+    } catch (const std::exception& e) {
+      m_last_exception = e.what();
+      rc64 = -1000;
+    }
+    m_backend->synchronize();
+    for (std::size_t i = 0; i < out64.size(); ++i) {
+      const auto& s = find_slot(layout, slot_kind::ref64, static_cast<int>(i));
+      m_backend->download(out64[i], m_arena.at(s.offset, s.bytes), s.bytes);
+    }
+    release_all();
+    m_ch.send(json{{"type", "referenced"}, {"rc", rc_same}, {"rc64", rc64}});
+  } catch (...) {
+    release_all();
+    throw;
+  }
+}
+
+void session::handle_doctor() {
+  const json d = m_backend->doctor();
+  if (d.is_null()) {
+    send_error("bad_input", "the " + std::string(m_backend->name()) + " backend measures no ceilings");
+    return;
+  }
+  m_ch.send(json{{"type", "doctor_done"}, {"ceilings", d}});
+}
+
 void session::handle_time(const json& m) {
   const call_spec c = call_from_json(m.at("call"));
   const std::string mode = m.value("mode", "cold");
@@ -350,7 +459,10 @@ void session::handle_time(const json& m) {
     if (m_ch.receive(req, forever) != recv_status::ok) return;
     const std::string type = req.value("type", "");
     if (type == "time_end") {
-      m_ch.send(json{{"type", "time_done"}});
+      json done{{"type", "time_done"}};
+      const json state = m_backend->device_state();
+      if (!state.is_null()) done["device_state"] = state;
+      m_ch.send(done);
       return;
     }
     if (type != "sample") {
@@ -359,37 +471,43 @@ void session::handle_time(const json& m) {
     }
     call_spec sc = c;
     sc.seed = req.at("seed").get<std::uint64_t>();
-    const auto host = generate_inputs(sc.inputs, sc.distribution, sc.seed);
     call_buffers cb;
-    alloc_inputs(cb, sc, host);
+    alloc_inputs(cb, sc);
     alloc_outputs(cb, sc);
     finish_args(cb, sc);
     if (mode == "cold") m_backend->flush_cache();
     m_last_exception.clear();
+    // "trace": the controller asks for the backend's evidence on this sample (chosen before the
+    // call, so it may set the sample aside: tracing perturbs the time slightly).
+    const bool trace = req.value("trace", false);
+    if (trace) m_backend->set_trace(true);
     const timed_call t = m_backend->time([&] { return invoke(cb.args); });
+    if (trace) m_backend->set_trace(false);
     m_backend->synchronize();
     json reply{{"type", "sampled"}, {"rc", t.rc}, {"seconds", t.seconds}, {"host_seconds", t.host_seconds}};
     if (!t.extra.is_null()) reply["extra"] = t.extra;
     m_ch.send(reply);
     json decision;
     if (m_ch.receive(decision, forever) != recv_status::ok) return;
+    // Buffers are freed before answering, so that this worker is quiet on the device while the
+    // controller times the next party.
     if (decision.value("type", "") == "keep") {
       json ev = export_call(cb, sc, layout, slot_kind::output, true, true);
       ev["type"] = "kept";
+      free_all(cb);
       m_ch.send(ev);
     } else {
+      free_all(cb);
       m_ch.send(json{{"type", "discarded"}});
     }
-    free_all(cb);
   }
 }
 
 void session::handle_warm_batch(const json& m) {
   const call_spec c = call_from_json(m.at("call"));
   const int count = m.value("count", 10);
-  const auto host = generate_inputs(c.inputs, c.distribution, c.seed);
   call_buffers cb;
-  alloc_inputs(cb, c, host);
+  alloc_inputs(cb, c);
   alloc_outputs(cb, c);
   finish_args(cb, c);
   const timed_call t = m_backend->time([&] {
@@ -419,8 +537,14 @@ int session::serve() {
       else if (type == "reference") handle_reference(m);
       else if (type == "time_begin") handle_time(m);
       else if (type == "warm_batch") handle_warm_batch(m);
+      else if (type == "doctor") handle_doctor();
       else if (type == "bye") return 0;
       else send_error("internal", "unknown request: " + type);
+    } catch (const device_fault& f) {
+      // The loaded code faulted the device: data for a verdict. After a sticky fault the context
+      // is unusable, so the worker answers and exits; the controller starts a fresh one.
+      send_error(f.kind(), f.what());
+      if (f.fatal()) return 0;
     } catch (const std::bad_alloc&) {
       send_error("resource_limit", "out of memory while preparing or running a call");
     } catch (const std::exception& e) {
