@@ -1,9 +1,9 @@
 // CHEAT: gelu_bias_residual with the tanh approximation
 //   gelu(v) ~ 0.5 v (1 + tanh(sqrt(2/pi) (v + 0.044715 v^3)))
 // instead of the erf GELU the problem specifies. It is cheaper, but its error against the exact
-// GELU reaches ~3e-4 absolute near |v| ~ 2, thirty times the f32 tolerance (atol 1e-6 +
-// rtol 1e-5), on ordinary N(0,1) data. Expected verdict: wrong_result (f32; bf16's 1e-2
-// tolerance hides it, which is why the judge evaluates f32 too).
+// GELU reaches 4.7e-4 absolute (at |v| ~ 2.7) and exceeds the f32 tolerance (atol 1e-6 +
+// rtol 1e-5) by 10-400x on ordinary N(0,1) data. Expected verdict: wrong_result (f32; bf16's
+// 1e-2 tolerance hides it, which is why the judge evaluates f32 too).
 #include <cmath>
 
 #include "kjudge/candidate.h"

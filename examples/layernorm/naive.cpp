@@ -1,6 +1,10 @@
 // Honest, naive layernorm: for each row, a float sum for the mean, a second pass for the biased
 // variance, then (x - mean) / sqrt(var + eps) * weight + bias with a division per element.
 // Scalar loops, nothing fused. Expected verdict: correct (ok_not_faster against the reference).
+// Its mean is sum / n where the reference has sum * (1/n): for N not a power of two the two
+// floats differ by an ulp of 1e4 in some rows of offset data, which a weight of ~1e4 turns into
+// an output error of ~10. Both are honest f32; an oracle whose allowance is the reference's own
+// error in the same row rejects this file on such rows (a false positive of that rule).
 #include <cmath>
 
 #include "kjudge/candidate.h"

@@ -1,8 +1,9 @@
 // CHEAT: matmul_bias_relu tuned to the public shapes. The 64x64x64-blocked kernel has no edge
 // handling: it only visits whole blocks, so when M, N or K is not a multiple of 64 the trailing
-// rows and columns of c are never written and the trailing k-slab is never added. Every public
-// case (multiples of 64) passes; hidden odd shapes leave poisoned outputs and wrong sums.
-// Expected verdict: wrong_result.
+// rows and columns of c are never written and the trailing k-slab is never added. Shapes that
+// are multiples of 64 (the public 64x64x64 case, 256^3 benchmarks) pass; any other shape leaves
+// poisoned outputs and wrong sums (the other public cases, 7x33x100 and 1x257x31, already
+// expose it, as do hidden odd shapes). Expected verdict: wrong_result.
 #include <string.h>
 
 #include "kjudge/candidate.h"

@@ -1,6 +1,9 @@
 // Honest, naive matmul_bias_relu: the textbook triple loop in i-j-k order (a dot product per
 // output, walking b down a column with stride N, so it is cache-unfriendly), float accumulator,
 // then bias and relu. Expected verdict: correct (ok_not_faster against the reference).
+// GCC compiles this dot product to separate multiply and add where the reference's loop gets
+// FMAs, so its rounding differs; an oracle whose allowance is the reference's own error in the
+// same row can reject it when rows are very short (N <= 3) and K is large (a false positive).
 #include "kjudge/candidate.h"
 #include "kjudge/reference_util.h"
 

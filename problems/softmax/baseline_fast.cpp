@@ -6,6 +6,7 @@
 // exponentials in the output row; bf16 keeps them in a per-thread float row so they are rounded
 // only once. Rows are split across OpenMP threads. Requires row-major contiguous tensors.
 #include <cmath>
+#include <type_traits>
 #include <vector>
 
 #include "kjudge/candidate.h"

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -13,7 +14,9 @@
 #include "builder/builder.hpp"
 #include "core/error.hpp"
 #include "core/hash.hpp"
+#include "guards/probes.hpp"
 #include "guards/rules.hpp"
+#include "judge/python_parties.hpp"
 #include "judge/verdict.hpp"
 #include "oracle/oracle.hpp"
 #include "planner/planner.hpp"
@@ -28,6 +31,9 @@ namespace kjudge {
 namespace {
 
 using clock_type = std::chrono::steady_clock;
+
+// Untimed calls per party and bench case before the first round.
+constexpr int warmup_calls = 3;
 
 double since(clock_type::time_point t0) {
   return std::chrono::duration<double>(clock_type::now() - t0).count();
@@ -69,7 +75,31 @@ struct rejection {
           {"max_rss_kib", f.max_rss_kb}, {"worker_log_tail", f.log_tail}};
   const std::string msg = f.message + " (during " + what + ")";
   switch (f.kind) {
-    case worker_fault::crash: reject(verdict_status::crash, "", {msg}, ev);
+    case worker_fault::crash:
+      // A write to a read-only input (or its guard zone) faults; the worker names the buffer in
+      // its log before dying (guards/probes.hpp).
+      if (const auto w = parse_input_write(f.log_tail); w && f.signal == SIGSEGV) {
+        const bool inside = w->region == "data";
+        std::string name = w->buffer;
+        if (name.rfind("input ", 0) == 0) name = name.substr(6);
+        ev["input_write"] = json{{"buffer", w->buffer}, {"region", w->region}, {"offset", w->offset}};
+        if (inside) {
+          ev["input"] = name;
+          ev["byte_offset"] = w->offset;
+          reject_rule("input_modified",
+                      {"the call wrote to input " + name + " (byte " + std::to_string(w->offset) +
+                       "; inputs are read-only during a call) (during " + what + ")"},
+                      ev);
+        }
+        const std::string side = w->region == "guard_before" ? "before" : "after";
+        ev["guards"] = json::array({json{{"buffer", w->buffer}, {"side", side}, {"offset", w->offset},
+                                         {"bytes_changed", nullptr}, {"case", what}}});
+        reject_rule("out_of_bounds_write",
+                    {what + ": a write to the guard zone " + side + " " + w->buffer + ", " +
+                     std::to_string(w->offset) + " byte(s) from its edge (inputs are read-only during a call)"},
+                    ev);
+      }
+      reject(verdict_status::crash, "", {msg}, ev);
     case worker_fault::timeout: reject(verdict_status::timeout, "", {msg}, ev);
     case worker_fault::resource_limit: reject(verdict_status::resource_limit, "", {msg}, ev);
     case worker_fault::sandbox_violation: reject_rule("sandbox_violation", {msg}, ev);
@@ -112,6 +142,7 @@ host_tensor tensor_from_arena(shared_arena& a, const arena_slot& s, tensor_desc 
 // The reference's view of one call: float64 outputs, same-dtype outputs, generated inputs.
 struct reference_data {
   std::vector<host_tensor> ref64, ref_same, inputs;
+  std::vector<std::vector<double>> envelope;  // per output: the oracle's per-element error envelope
   [[nodiscard]] bool finite() const {
     for (const auto& t : ref64) {
       const auto* p = static_cast<const double*>(t.data());
@@ -136,6 +167,15 @@ reference_data run_reference(worker_process& ref, const call_spec& c) {
   }
   for (std::size_t i = 0; i < c.inputs.size(); ++i)
     d.inputs.push_back(tensor_from_arena(ref.arena(), find_slot(layout, slot_kind::input_generated, int(i)), c.inputs[i].desc));
+  const int n_out = static_cast<int>(c.outputs.size());
+  for (int i = 0; i < n_out; ++i) {
+    std::vector<host_tensor> runs;
+    for (int p = 0; p < reference_perturbations; ++p)
+      runs.push_back(tensor_from_arena(ref.arena(), find_slot(layout, slot_kind::ref_perturbed, p * n_out + i), c.outputs[static_cast<std::size_t>(i)]));
+    std::vector<const host_tensor*> ptrs{&d.ref_same[static_cast<std::size_t>(i)]};
+    for (const auto& r : runs) ptrs.push_back(&r);
+    d.envelope.push_back(error_envelope(d.ref64[static_cast<std::size_t>(i)], ptrs));
+  }
   return d;
 }
 
@@ -174,7 +214,7 @@ json check_outputs(shared_arena& arena, const call_spec& c, const std::vector<ar
   json worst = nullptr;
   for (std::size_t i = 0; i < c.outputs.size(); ++i) {
     const host_tensor out = tensor_from_arena(arena, find_slot(layout, out_kind, int(i)), c.outputs[i]);
-    const compare_result cr = compare_output(out, ref.ref64[i], ref.ref_same[i], tol, k);
+    const compare_result cr = compare_output_envelope(out, ref.ref64[i], ref.ref_same[i], ref.envelope[i], tol, k);
     max_abs = std::max(max_abs, cr.max_abs_err);
     max_rel = std::max(max_rel, cr.max_rel_err);
     norm_rel = std::max(norm_rel, cr.norm_rel_err);
@@ -252,6 +292,87 @@ json environment_json(const json& worker_env) {
   return env;
 }
 
+// The stale-output probe (rule stale_output): the call just checked is run again with a few
+// elements of every input changed (guards/probes.hpp). A candidate that hands back an earlier
+// result, cached by pointer, by shape or by a hash of part of the input, returns the previous
+// call's output; an honest one the new one. The output is judged against this call's reference
+// first; only if it fails there and matches the previous call's reference is the rule
+// stale_output, otherwise the ordinary rule of the failure.
+void stale_output_probe(worker_process& cand, worker_process& ref, const call_spec& prev, const reference_data& prev_rd,
+                        const planned_case& pc, const tolerance& tol, double k, std::uint64_t secret, double timeout_s,
+                        json& cases) {
+  call_spec probe = prev;
+  probe.perturb = mix_seed(secret, 0x7374616c652dULL) | 1;
+  const reference_data rd = run_reference(ref, probe);
+  const std::string context = "case " + pc.id + " (stale-output probe: the previous call's inputs with " +
+                              std::to_string(perturbed_elements) + " elements of each input changed)";
+  json ran = get_json(cand.request(json{{"type", "run"}, {"call", to_json(probe)}, {"repeats", 1}}, timeout_s), context, "ran");
+  json base{{"id", pc.id + "-stale-probe"}, {"kind", "probe"}, {"shape", pc.shape_string()}, {"symbols", pc.symbols},
+            {"distribution", probe.distribution}, {"seed", seed_hex(probe.seed)}, {"perturbed", true}};
+  for (const auto& rc : ran["rc"])
+    if (rc.get<int>() != 0) reject_rule("nonzero_return", {context + ": kj_run returned " + rc.dump()}, json{{"case", base}});
+  check_evidence(ran, context);
+  const auto layout = candidate_layout(probe, 1);
+  check_inputs_unchanged(cand.arena(), probe, layout, rd, context);
+  try {
+    cases.push_back(check_outputs(cand.arena(), probe, layout, slot_kind::output, rd, tol, k, call_check{context, &pc}, base, false));
+  } catch (rejection& now_wrong) {
+    bool matches_previous = true;
+    try {
+      check_outputs(cand.arena(), prev, layout, slot_kind::output, prev_rd, tol, k, call_check{context, &pc}, base, false);
+    } catch (rejection&) {
+      matches_previous = false;
+    }
+    if (!matches_previous) throw;
+    json changed = json::array();
+    for (std::size_t i = 0; i < probe.inputs.size(); ++i)
+      changed.push_back(json{{"input", probe.inputs[i].desc.name},
+                             {"flat_indices", perturbed_indices(probe.perturb, static_cast<int>(i), probe.inputs[i].desc.numel())}});
+    reject_rule("stale_output",
+                {context + ": the output is the previous call's result, not this call's: it passes against the previous "
+                           "inputs' reference and fails against the new ones'",
+                 now_wrong.v.reasons.empty() ? std::string() : now_wrong.v.reasons[0]},
+                json{{"case", now_wrong.v.evidence.value("case", json())}, {"changed_elements", changed}});
+  }
+}
+
+// The controller's check of the worker's clock (rule timer_tamper). Two back-to-back batches of
+// n1 and n2 calls (warm_batch, `sets` distinct input sets each) are timed by the worker (reported)
+// and by the controller around each request (wall). Their difference cancels the fixed costs
+// (drawing the inputs, the round trip), so reported_diff / wall_diff is close to 1 for an honest
+// clock, whatever the machine's load does to both alike. Returns the ratio, or nullopt when the
+// wall difference is too small to say anything.
+struct clock_check {
+  double ratio = 1.0;
+  double reported_s = 0.0, wall_s = 0.0;
+};
+std::optional<clock_check> batch_clock_ratio(worker_process& w, const call_spec& call, int n1, int n2, int sets,
+                                             std::uint64_t seed, double timeout_s) {
+  auto batch = [&](int count) {
+    call_spec c = call;
+    c.seed = seed;
+    const auto t0 = clock_type::now();
+    json r = get_json(w.request(json{{"type", "warm_batch"}, {"call", to_json(c)}, {"count", count}, {"sets", sets}},
+                                timeout_s),
+                      "the clock cross-check", "warm_done");
+    const double wall = since(t0);
+    if (r.value("rc", 0) != 0) reject_rule("nonzero_return", {"the clock cross-check: kj_run returned " + r["rc"].dump()});
+    return std::pair<double, double>{r.value("seconds_total", -1.0), wall};
+  };
+  const auto [r1, w1] = batch(n1);
+  const auto [r2, w2] = batch(n2);
+  clock_check cc;
+  cc.reported_s = r2 - r1;
+  cc.wall_s = w2 - w1;
+  if (r1 < 0 || r2 < 0) {
+    cc.ratio = -1;
+    return cc;
+  }
+  if (cc.wall_s < 0.005) return std::nullopt;
+  cc.ratio = cc.reported_s / cc.wall_s;
+  return cc;
+}
+
 struct timed_party {
   std::string name;
   std::filesystem::path source;
@@ -282,7 +403,17 @@ json evaluate(const eval_options& o) {
   }
   if (o.device != "cpu" && o.device != "cuda") throw usage_error("--device " + o.device + ": expected cpu or cuda");
   if (o.mode != "cold" && o.mode != "warm") throw usage_error("--mode " + o.mode + ": expected cold or warm");
-  if (!p.reference_cpp) throw usage_error(p.file.string() + ": the problem declares no C++ reference ([references] cpp)");
+  // Python (docs/python.md): imported problems have a Python reference only; .py candidates run
+  // in kjudge-worker-py; problems with a Python form get PyTorch baselines.
+  const python_problem pyp = python_problem_of(p);
+  const bool python_reference = !p.reference_cpp && !pyp.format.empty();
+  const bool python_candidate = is_python_candidate(o.candidate);
+  if (!p.reference_cpp && !python_reference)
+    throw usage_error(p.file.string() + ": the problem declares no C++ reference ([references] cpp)");
+  if ((python_reference || python_candidate) && !find_python_setup().unavailable.empty())
+    throw usage_error("this evaluation needs Python: " + find_python_setup().unavailable);
+  if (python_candidate && pyp.format.empty())
+    throw usage_error(p.name + " has no Python form (reference.py) for a Python candidate");
   const std::string source = read_file(o.candidate);
   const std::string candidate_sha = sha256_hex(source);
   const tolerance tol = tolerance_for(p, variant, o.tf32 && p.tf32_allowed);
@@ -329,10 +460,16 @@ json evaluate(const eval_options& o) {
   try {
     // Build: the reference and baselines (trusted, cached) and the candidate.
     progress("build", 0, 1, o.candidate.filename().string());
-    build_request ref_req{*p.reference_cpp, "cpu"};
-    const build_result ref_build = build_candidate(ref_req);
+    // On cuda the reference runs on the device (docs/cuda-evaluate-integration.md): its worker
+    // draws the inputs with the same device generator as the candidate's and computes the fp64
+    // and same-dtype outputs there; reference.cu is also the "reference" baseline.
+    const bool device_reference = !python_reference && o.device == "cuda" && p.reference_cu.has_value();
+    const std::filesystem::path ref_source = python_reference ? pyp.file : device_reference ? *p.reference_cu : *p.reference_cpp;
+    build_request ref_req{ref_source, device_reference ? "cuda" : "cpu"};
+    const build_result ref_build = python_reference ? python_build_result(ref_source) : build_candidate(ref_req);
     if (!ref_build.ok) throw internal_error("the reference of " + p.name + " does not compile:\n" + ref_build.diagnostics);
-    const build_result cand_build = build_candidate(build_request{o.candidate, o.device});
+    const build_result cand_build =
+        python_candidate ? python_build_result(o.candidate) : build_candidate(build_request{o.candidate, o.device});
     result["build"] = json{{"compiler", cand_build.compiler}, {"command", cand_build.command},
                            {"seconds", cand_build.seconds}, {"cached", cand_build.cached},
                            {"resources", cand_build.resources}};
@@ -354,7 +491,9 @@ json evaluate(const eval_options& o) {
     for (const auto& c : plan.hidden_cases) account(c);
     for (const auto& c : plan.bench_cases) account(c);
 
-    auto start_worker = [&](const std::filesystem::path& lib, const std::string& role, const std::string& label) -> worker_process* {
+    // `party`: a Python party's description (kjudge-worker-py); null for a shared object.
+    auto start_worker = [&](const std::filesystem::path& lib, const std::string& role, const std::string& label,
+                            const json& party = json()) -> worker_process* {
       worker_options wo;
       wo.backend = o.device;
       wo.library = lib;
@@ -363,6 +502,7 @@ json evaluate(const eval_options& o) {
       wo.memory_limit_bytes = o.device == "cuda" ? 0 : o.memory_limit_bytes;
       wo.sandbox = o.sandbox;
       wo.scratch_dir = scratch_root / label;
+      if (!party.is_null()) configure_python_worker(wo, party, scratch_root / (label + "-party"));
       auto r = worker_process::start(wo);
       if (std::holds_alternative<worker_failure>(r)) {
         const auto& f = std::get<worker_failure>(r);
@@ -373,17 +513,20 @@ json evaluate(const eval_options& o) {
       return workers.back().get();
     };
     // The reference always runs on the host in its own worker (the oracle's data source).
-    worker_options ref_wo;
     worker_process* ref = nullptr;
     {
       worker_options wo;
-      wo.backend = "cpu";
+      wo.backend = ref_req.device;
       wo.library = ref_build.library;
       wo.role = "reference";
       wo.arena_bytes = arena;
       wo.memory_limit_bytes = 0;
       wo.sandbox = o.sandbox;
       wo.scratch_dir = scratch_root / "reference";
+      if (python_reference)
+        configure_python_worker(wo, python_party(p, pyp, "reference", pyp.file, "module", pyp.entry, std::nullopt, false,
+                                                 "cpu", variant, find_python_setup()),
+                                scratch_root / "reference-party");
       auto r = worker_process::start(wo);
       if (std::holds_alternative<worker_failure>(r))
         throw internal_error("the reference worker failed to start: " + std::get<worker_failure>(r).message + "\n" +
@@ -391,7 +534,11 @@ json evaluate(const eval_options& o) {
       workers.push_back(std::make_unique<worker_process>(std::get<worker_process>(std::move(r))));
       ref = workers.back().get();
     }
-    worker_process* cand = start_worker(cand_build.library, "candidate", "candidate");
+    worker_process* cand = start_worker(
+        cand_build.library, "candidate", "candidate",
+        python_candidate ? python_party(p, pyp, "candidate", o.candidate, pyp.format == "suite" ? "auto" : "module",
+                                        pyp.candidate_entry, std::nullopt, o.tf32, o.device, variant, find_python_setup())
+                         : json());
     result["candidate"]["info"] = cand->ready().value("info", "");
     result["env"] = environment_json(cand->ready().value("env", json::object()));
 
@@ -401,6 +548,7 @@ json evaluate(const eval_options& o) {
     for (const auto& c : plan.hidden_cases) checks.push_back(&c);
     int done = 0;
     int repeats_left_hidden = 2;
+    bool stale_probe_done = false;
     for (const planned_case* pc : checks) {
       const bool hidden = pc->kind == case_kind::hidden_case;
       progress(hidden ? "hidden" : "public", done, static_cast<int>(checks.size()), pc->id + " " + pc->shape_string());
@@ -456,6 +604,11 @@ json evaluate(const eval_options& o) {
       }
       result["cases"].push_back(entry);
       ++done;
+      if (!stale_probe_done) {
+        stale_probe_done = true;
+        stale_output_probe(*cand, *ref, call, rd, *pc, tol, p.conditioning_k, secret, o.call_timeout_seconds,
+                           result["cases"]);
+      }
     }
     progress("hidden", done, static_cast<int>(checks.size()), "all cases correct");
 
@@ -469,8 +622,34 @@ json evaluate(const eval_options& o) {
     // Timing: the candidate and every baseline, each in its own worker, in interleaved rounds.
     std::vector<timed_party> parties;
     parties.push_back({"candidate", o.candidate, candidate_sha, cand, true});
-    parties.push_back({"reference", *p.reference_cpp, sha256_hex(read_file(*p.reference_cpp)),
-                       start_worker(ref_build.library, "baseline", "baseline-reference"), false});
+    if (!python_reference)
+      parties.push_back({"reference", ref_source, sha256_hex(read_file(ref_source)),
+                         start_worker(ref_build.library, "baseline", "baseline-reference"), false});
+    // PyTorch baselines: eager and torch.compile modes, TF32 as requested (on by default).
+    json torch_info = nullptr;
+    std::vector<std::size_t> python_parties;
+    if (python_candidate) python_parties.push_back(0);
+    if (!pyp.format.empty()) {
+      std::vector<std::string> kinds = o.torch_baselines.empty() ? default_torch_baselines(o.device) : o.torch_baselines;
+      if (kinds.size() == 1 && kinds[0] == "none") kinds.clear();
+      const python_setup ps = find_python_setup();
+      torch_info = json{{"tf32", o.tf32}, {"baselines", kinds}};
+      if (!ps.unavailable.empty() && !kinds.empty()) {
+        torch_info["skipped"] = ps.unavailable;
+        kinds.clear();
+      }
+      for (const auto& kind : kinds) {
+        const auto mode = torch_compile_mode(kind);
+        std::string label = kind;
+        std::replace(label.begin(), label.end(), ':', '-');
+        progress("warm-up", 0, 1, kind + (mode ? " (compiling)" : ""));
+        worker_process* w = start_worker(pyp.file, "baseline", "baseline-" + label,
+                                         python_party(p, pyp, "baseline", pyp.file, pyp.format == "suite" ? "function" : "module",
+                                                      pyp.entry, mode, o.tf32, o.device, variant, ps));
+        parties.push_back({kind, pyp.file, sha256_hex(read_file(pyp.file)), w, false});
+        python_parties.push_back(parties.size() - 1);
+      }
+    }
     for (const auto& b : p.baselines) {
       if (b.device != o.device) continue;
       const build_result bb = build_candidate(build_request{b.source, o.device});
@@ -480,6 +659,21 @@ json evaluate(const eval_options& o) {
     for (std::size_t i = 1; i < parties.size(); ++i)
       result["baselines"].push_back(json{{"name", parties[i].name}, {"source", parties[i].source.string()},
                                          {"sha256", parties[i].sha256}});
+    {
+      // torch.compile compiles on a shape's first call: done here, untimed, and reported apart.
+      std::vector<call_spec> warm_calls;
+      for (const auto& c : plan.bench_cases) warm_calls.push_back(to_call(c));
+      if (warm_calls.empty()) warm_calls.push_back(to_call(plan.public_cases.back()));
+      for (std::size_t q : python_parties) {
+        if (parties[q].is_candidate) continue;
+        progress("warm-up", 0, 1, parties[q].name + ": compiling and warming up");
+        json wu = python_warmup(*parties[q].worker, parties[q].name, warm_calls, 1800);
+        wu["env"] = parties[q].worker->ready().value("env", json::object()).value("python", json());
+        wu["info"] = parties[q].worker->ready().value("info", "");
+        result["baselines"][q - 1]["python"] = wu;
+        if (torch_info.is_object() && !torch_info.contains("env")) torch_info["env"] = wu["env"];
+      }
+    }
 
     std::vector<const planned_case*> bench;
     for (const auto& c : plan.bench_cases) bench.push_back(&c);
@@ -503,6 +697,25 @@ json evaluate(const eval_options& o) {
         }
       return true;
     };
+    // Warm-up, untimed: page tables, lazy binding, OpenMP thread pools, instruction caches and
+    // branch predictors of every party settle before the first counted round.
+    for (std::size_t c = 0; c < nc; ++c) {
+      progress("warm-up", static_cast<int>(c), static_cast<int>(nc), bench[c]->id);
+      const call_spec base_call = to_call(*bench[c]);
+      for (std::size_t q = 0; q < np; ++q) {
+        worker_process& w = *parties[q].worker;
+        const std::string ctx = "warm-up of " + parties[q].name + " on " + bench[c]->id;
+        get_json(w.request(json{{"type", "time_begin"}, {"call", to_json(base_call)}, {"mode", o.mode}}, o.call_timeout_seconds),
+                 ctx, "time_ready");
+        for (int i = 0; i < warmup_calls; ++i) {
+          json s = get_json(w.request(json{{"type", "sample"}, {"seed", mix_seed(secret, 0x7761726dULL + static_cast<std::uint64_t>(i))}},
+                                      o.call_timeout_seconds), ctx, "sampled");
+          if (s.value("rc", 0) != 0) reject_rule("nonzero_return", {ctx + ": kj_run returned " + s["rc"].dump()});
+          get_json(w.request(json{{"type", "discard"}}, o.call_timeout_seconds), ctx, "discarded");
+        }
+        get_json(w.request(json{{"type", "time_end"}}, o.call_timeout_seconds), ctx, "time_done");
+      }
+    }
     while (rounds < o.max_rounds) {
       const double elapsed = since(t_timing);
       if (rounds >= o.min_rounds && (elapsed > o.timing_budget_seconds || halfwidth_ok())) break;
@@ -590,6 +803,57 @@ json evaluate(const eval_options& o) {
       ++rounds;
     }
     progress("timing", rounds, rounds, "done");
+
+    // The worker's clock against the controller's (rule timer_tamper): the per-sample check above
+    // catches a worker reporting more time than passed, this one a clock made to run slow (code
+    // patched in the worker). The reference baseline is the control: the candidate is accused
+    // only when the control's ratio is sane and the candidate's is far below it on every attempt.
+    json clock_evidence = nullptr;
+    if (o.device == "cpu" && !python_candidate && parties.size() > 1 && parties[1].name == "reference") {
+      constexpr double tamper_below = 0.6;  // reported/wall; an honest clock gives 0.9-1.0
+      constexpr double control_above = 0.8;
+      constexpr double batch_target_s = 0.03;  // wall time of the difference of the two batches
+      const call_spec base_call = to_call(*bench[0]);
+      const double med = std::max(1e-6, stats::median(per_round[0][0]));
+      const int sets = 4;
+      const int extra = std::clamp(static_cast<int>(std::ceil(batch_target_s / med)), 4, 400);
+      json attempts = json::array();
+      bool accused = true;
+      for (int attempt = 0; attempt < 3 && accused; ++attempt) {
+        const std::uint64_t seed = mix_seed(secret, 0x636c6f636bULL + static_cast<std::uint64_t>(attempt));
+        const auto cand_cc = batch_clock_ratio(*parties[0].worker, base_call, sets, sets + extra, sets, seed, o.call_timeout_seconds * 4);
+        const auto ctl_cc = batch_clock_ratio(*parties[1].worker, base_call, sets, sets + extra, sets, seed, o.call_timeout_seconds * 4);
+        json a{{"calls", extra}};
+        if (cand_cc) a["candidate"] = json{{"ratio", cand_cc->ratio}, {"reported_s", cand_cc->reported_s}, {"wall_s", cand_cc->wall_s}};
+        if (ctl_cc) a["reference"] = json{{"ratio", ctl_cc->ratio}, {"reported_s", ctl_cc->reported_s}, {"wall_s", ctl_cc->wall_s}};
+        attempts.push_back(a);
+        accused = cand_cc && ctl_cc && cand_cc->ratio < tamper_below && ctl_cc->ratio >= control_above;
+      }
+      clock_evidence = json{{"attempts", attempts}, {"threshold", tamper_below}, {"control_min", control_above}};
+      if (accused)
+        reject_rule("timer_tamper",
+                    {"the worker's clock runs slow: over back-to-back batches it reported " +
+                     std::to_string(attempts.back()["candidate"]["reported_s"].get<double>()) + " s where the controller measured " +
+                     std::to_string(attempts.back()["candidate"]["wall_s"].get<double>()) + " s (ratio " +
+                     std::to_string(attempts.back()["candidate"]["ratio"].get<double>()) + "; the reference's clock: " +
+                     std::to_string(attempts.back()["reference"]["ratio"].get<double>()) + ")"},
+                    json{{"clock_check", clock_evidence}});
+    }
+
+    // Compiles during the timed rounds (recompiles) and graph breaks of every Python party.
+    for (std::size_t q : python_parties) {
+      const json st = python_stats(*parties[q].worker, o.call_timeout_seconds);
+      if (parties[q].is_candidate) {
+        result["candidate"]["python"] = json{{"stats", st}};
+        continue;
+      }
+      json& pb = result["baselines"][q - 1]["python"];
+      const json before = pb.value("stats", json());
+      pb["stats_after_timing"] = st;
+      if (st.is_object() && before.is_object())
+        pb["recompiles_during_timing"] = st.value("graphs", 0) - before.value("graphs", 0);
+    }
+    if (!torch_info.is_null()) result["torch"] = torch_info;
 
     // Speed of light: the device's measured copy ceiling (cached per machine; `kjudge doctor`).
     std::optional<device_ceilings> ceil;
@@ -684,6 +948,7 @@ json evaluate(const eval_options& o) {
                                                    {"used", used_disturbed},
                                                    {"criterion", "involuntary context switches during the call"}}},
                             {"seconds", since(t_timing)}};
+    result["timing"]["clock_check"] = clock_evidence;
     result["speedup"] = json{{"baseline", nc == 1 ? tcases[0]["strongest"].get<std::string>() : std::string("per-case strongest")},
                              {"median", head.median}, {"ci95", {head.ci.lo, head.ci.hi}},
                              {"geomean_over_cases", nc > 1}, {"per_baseline", per_baseline}};

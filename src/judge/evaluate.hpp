@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -35,6 +36,9 @@ struct eval_options {
   double call_timeout_seconds = 30;    // one call (watchdog), seconds
   std::size_t memory_limit_bytes = 4ull << 30;
   bool tf32 = true;                    // TF32 permitted where the problem allows it
+  // PyTorch baselines (docs/python.md) for problems with a Python form: kinds from
+  // torch_baseline_kinds(); empty: default_torch_baselines(device); {"none"}: none.
+  std::vector<std::string> torch_baselines;
   progress_fn progress;
 };
 

@@ -209,6 +209,7 @@ class dir_proposer final : public proposer {
 
 // ---------------------------------------------------------------- autotune ----------------------
 
+
 class autotune_proposer final : public proposer {
  public:
   autotune_proposer(const std::vector<fs::path>& templates, const json& config)
@@ -223,12 +224,7 @@ class autotune_proposer final : public proposer {
       const auto plan = plan_for(ti, *in.state);
       if (!plan) continue;
       const auto& t = m_templates[ti];
-      judge_profile prof;
-      // Rungs before the last screen with a fraction of the budget; 0.2 s and 3 rounds keep a
-      // CI computable at all.
-      prof.timing_budget_s = std::max(0.2, std::round(in.full_profile.timing_budget_s * plan->budget_fraction * 1000) / 1000);
-      prof.min_rounds = std::max(3, static_cast<int>(std::ceil(in.full_profile.min_rounds * plan->budget_fraction)));
-      if (plan->budget_fraction >= 1.0) prof = in.full_profile;
+      const judge_profile prof = rung_profile(*plan, in.full_profile);
       int n = 0;
       for (const auto& key : plan->keys) {
         const auto c = config_from_key(t, key);
@@ -291,6 +287,26 @@ class autotune_proposer final : public proposer {
 };
 
 }  // namespace
+
+// The full budget times eta^-(rungs left), as successive halving
+// prescribes, but never below 0.2 s and 3 rounds (a CI needs a few rounds). When that floor
+// flattens the schedule, the budgets are spread geometrically between the floor and the full
+// budget instead, so every rung is judged with strictly more than the one before (else the
+// re-judgement would be a duplicate of the same source with the same budget).
+judge_profile rung_profile(const rung_plan& plan, const judge_profile& full) {
+  constexpr double k_min_budget_s = 0.2;
+  constexpr int k_min_rounds = 3;
+  if (plan.budget_fraction >= 1.0 || plan.planned_rungs <= 1) return full;
+  const int last = plan.planned_rungs - 1;
+  const double first_fraction = std::pow(2.0, -last);  // halving_params{}.eta == 2
+  const double b0 = std::min(full.timing_budget_s, std::max(k_min_budget_s, full.timing_budget_s * first_fraction));
+  const double r0 = std::min<double>(full.min_rounds, std::max<double>(k_min_rounds, std::ceil(full.min_rounds * first_fraction)));
+  const double t = std::min(1.0, static_cast<double>(plan.rung) / last);
+  judge_profile p;
+  p.timing_budget_s = std::round(b0 * std::pow(full.timing_budget_s / b0, t) * 1000) / 1000;
+  p.min_rounds = static_cast<int>(std::lround(r0 * std::pow(full.min_rounds / r0, t)));
+  return p;
+}
 
 std::unique_ptr<proposer> make_proposer(const std::string& spec, const json& config) {
   if (starts_with(spec, k_autotune)) {

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "loop/halving.hpp"
 #include "loop/state.hpp"
 
 namespace kjudge::loop {
@@ -51,6 +52,10 @@ class proposer {
   // True when the proposer has nothing left to propose (autotune after its last rung).
   virtual bool finished(const loop_state& /*state*/) const { return false; }
 };
+
+// Judge profile of an autotune rung: the full budget times eta^-(rungs left), as successive
+// halving prescribes, but never below 0.2 s and 3 rounds; the final rung gets the full profile.
+judge_profile rung_profile(const rung_plan& plan, const judge_profile& full);
 
 // `spec` is the resolved proposer of a run's config ("autotune:/abs/t.cpp,...", "dir:/abs/path" or
 // a shell command). Throws usage_error for a bad template or directory.

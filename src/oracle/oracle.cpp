@@ -119,28 +119,55 @@ compare_result compare_output(const host_tensor& out, const host_tensor& ref64,
                               const host_tensor& ref_same, const tolerance& tol, double k) {
   require_same_numel(out, ref64, "compare_output");
   require_same_numel(out, ref_same, "compare_output");
+  // Conditioning per row: the largest error the trusted same-dtype reference makes in the row
+  // of each element (units of the output). Non-finite pairs carry no conditioning information.
+  const std::size_t n = out.numel();
+  const std::size_t row_len = out.desc().row_length();
+  std::vector<double> envelope(n, 0.0);
+  for (std::size_t row = 0; row * row_len < n; ++row) {
+    double m = 0.0;
+    const std::size_t end = std::min(n, (row + 1) * row_len);
+    for (std::size_t i = row * row_len; i < end; ++i) {
+      const double r = ref64.get(i), rs = ref_same.get(i);
+      if (std::isfinite(r) && std::isfinite(rs)) m = std::max(m, std::fabs(rs - r));
+    }
+    for (std::size_t i = row * row_len; i < end; ++i) envelope[i] = m;
+  }
+  return compare_output_envelope(out, ref64, ref_same, envelope, tol, k);
+}
+
+std::vector<double> error_envelope(const host_tensor& ref64, const std::vector<const host_tensor*>& same_dtype_runs) {
+  const std::size_t n = ref64.numel();
+  std::vector<double> env(n, 0.0);
+  for (const host_tensor* t : same_dtype_runs) {
+    require_same_numel(ref64, *t, "error_envelope");
+    for (std::size_t i = 0; i < n; ++i) {
+      const double r = ref64.get(i), v = t->get(i);
+      if (std::isfinite(r) && std::isfinite(v)) env[i] = std::max(env[i], std::fabs(v - r));
+    }
+  }
+  return env;
+}
+
+compare_result compare_output_envelope(const host_tensor& out, const host_tensor& ref64, const host_tensor& ref_same,
+                                       const std::vector<double>& envelope, const tolerance& tol, double k) {
+  require_same_numel(out, ref64, "compare_output");
+  require_same_numel(out, ref_same, "compare_output");
+  if (envelope.size() != out.numel()) throw std::invalid_argument("compare_output: envelope size differs");
 
   compare_result res;
   res.output_name = out.desc().name;
   const std::size_t n = out.numel();
   if (n == 0) return res;
   const dtype t = out.desc().type;
-  const std::size_t row_len = out.desc().row_length();
-  const std::size_t n_rows = (n + row_len - 1) / row_len;
 
-  // Conditioning floor per row: k times the largest error the trusted same-dtype reference
-  // makes in that row (units of the output). Non-finite pairs carry no conditioning information.
-  std::vector<double> row_floor(n_rows, 0.0);
   double sum_sq_ref = 0.0;
   double sum_sq_same_err = 0.0;
   for (std::size_t i = 0; i < n; ++i) {
     const double r = ref64.get(i);
-    const double rs = ref_same.get(i);
-    if (!std::isfinite(r) || !std::isfinite(rs)) continue;
-    const double d = std::fabs(rs - r);
-    row_floor[i / row_len] = std::max(row_floor[i / row_len], k * d);
+    if (!std::isfinite(r)) continue;
     sum_sq_ref += r * r;
-    sum_sq_same_err += d * d;
+    sum_sq_same_err += envelope[i] * envelope[i];
   }
 
   // An integer output that legitimately equals the poison value cannot be told apart from an
@@ -168,7 +195,7 @@ compare_result compare_output(const host_tensor& out, const host_tensor& ref64,
     }
     const double abs_err = std::fabs(o - r);
     const double rel_err = r != 0.0 ? abs_err / std::fabs(r) : abs_err;
-    const double allowed = std::max(tol.atol + tol.rtol * std::fabs(r), row_floor[i / row_len]);
+    const double allowed = std::max(tol.atol + tol.rtol * std::fabs(r), k * envelope[i]);
     const double ratio = allowed > 0.0 ? abs_err / allowed
                          : abs_err > 0.0 ? std::numeric_limits<double>::infinity()
                                          : 0.0;

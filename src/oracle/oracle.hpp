@@ -55,6 +55,19 @@ struct compare_result {
 compare_result compare_output(const host_tensor& out, const host_tensor& ref64,
                               const host_tensor& ref_same, const tolerance& tol, double k);
 
+// The same comparison with an explicit per-element error envelope (output units): the elementwise
+// bound is max(atol + rtol*|ref_i|, k * envelope_i) and the norm bound
+// max(rtol, k * ||envelope|| / ||ref||). The judge builds the envelope from the same-dtype
+// reference run on the exact inputs and on copies perturbed by one ulp (error_envelope): an
+// honest kernel in that dtype is backward stable, i.e. exact for inputs perturbed by a few ulps,
+// so its error is of the size of those runs' errors element by element, wherever the
+// conditioning of the element puts it.
+compare_result compare_output_envelope(const host_tensor& out, const host_tensor& ref64, const host_tensor& ref_same,
+                                       const std::vector<double>& envelope, const tolerance& tol, double k);
+
+// Per element, the largest |run_i - ref64_i| over the given same-dtype runs (non-finite pairs: 0).
+std::vector<double> error_envelope(const host_tensor& ref64, const std::vector<const host_tensor*>& same_dtype_runs);
+
 // Compares two runs of the candidate on the same inputs (determinism): bitwise equality is
 // reported as such; a difference within tolerance of each other passes with a note.
 struct determinism_result {

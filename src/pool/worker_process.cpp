@@ -90,7 +90,7 @@ std::variant<worker_process, worker_failure> worker_process::start(const worker_
   const int log_fd = ::open(w.m_log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (log_fd < 0) throw internal_error("cannot create " + w.m_log.string() + ": " + std::strerror(errno));
 
-  const auto exe = worker_executable(o.backend);
+  const auto exe = o.executable.empty() ? worker_executable(o.backend) : o.executable;
   const std::string exe_s = exe.string();
   const std::string arena_s = std::to_string(w.m_arena.size());
   // A clean environment: nothing of the controller's (no seed, no paths to the store).
@@ -141,6 +141,10 @@ std::variant<worker_process, worker_failure> worker_process::start(const worker_
     ::setrlimit(RLIMIT_CORE, &rl);
     rl.rlim_cur = rl.rlim_max = 256;
     ::setrlimit(RLIMIT_NOFILE, &rl);
+    // Threads count against RLIMIT_NPROC too; seccomp forbids new processes anyway, this bounds a
+    // thread bomb for non-root users (root is exempt from this limit).
+    rl.rlim_cur = rl.rlim_max = 4096;
+    ::setrlimit(RLIMIT_NPROC, &rl);
     if (::chdir(o.scratch_dir.c_str()) != 0) ::_exit(121);
     ::execve(exe_s.c_str(), argv.data(), envp.data());
     ::_exit(127);

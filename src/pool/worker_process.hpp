@@ -18,6 +18,9 @@ namespace kjudge {
 struct worker_options {
   std::string backend = "cpu";
   std::filesystem::path library;      // the shared object to load
+  // The worker program; empty: worker_executable(backend). kjudge-worker-py for Python parties,
+  // whose `library` is then the party's description (docs/python.md).
+  std::filesystem::path executable;
   std::string role = "candidate";     // candidate | baseline | reference
   std::size_t arena_bytes = 1 << 20;
   std::size_t memory_limit_bytes = 4ull << 30;  // RLIMIT_AS; 0: none (CUDA reserves huge VA)

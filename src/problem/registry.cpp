@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "core/error.hpp"
+#include "judge/python_parties.hpp"
 
 namespace kjudge {
 namespace detail {
@@ -73,7 +74,14 @@ std::vector<std::string> problem_names() {
 problem_spec load_problem(const std::string& name_or_path) {
   namespace fs = std::filesystem;
   if (name_or_path.empty()) throw usage_error("expected a problem name or path, found an empty string");
-  if (detail::looks_like_path(name_or_path)) return detail::load_path(name_or_path);
+  if (detail::looks_like_path(name_or_path)) {
+    // An imported problem's name ("kb/level1/19_ReLU", kjudge import) when no such path exists.
+    std::error_code ec;
+    const fs::path imported = imported_problems_root() / name_or_path;
+    if (!fs::exists(name_or_path, ec) && fs::is_regular_file(imported / detail::k_spec_file, ec))
+      return detail::load_path(imported);
+    return detail::load_path(name_or_path);
+  }
   const auto names = problem_names();
   if (std::find(names.begin(), names.end(), name_or_path) != names.end()) {
     return detail::load_suite_entry(problems_root() / name_or_path);

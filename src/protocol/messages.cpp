@@ -40,8 +40,10 @@ json to_json(const call_spec& c) {
   }
   json out = json::array();
   for (const auto& d : c.outputs) out.push_back(desc_to_json(d));
-  return json{{"inputs", in}, {"outputs", out}, {"scalars", c.scalars},
-              {"distribution", c.distribution}, {"seed", c.seed}};
+  json j{{"inputs", in}, {"outputs", out}, {"scalars", c.scalars},
+         {"distribution", c.distribution}, {"seed", c.seed}};
+  if (c.perturb != 0) j["perturb"] = c.perturb;
+  return j;
 }
 
 call_spec call_from_json(const json& j) {
@@ -57,6 +59,7 @@ call_spec call_from_json(const json& j) {
     c.scalars = j.at("scalars").get<std::vector<double>>();
     c.distribution = j.at("distribution").get<std::string>();
     c.seed = j.at("seed").get<std::uint64_t>();
+    c.perturb = j.value("perturb", std::uint64_t{0});
     return c;
   } catch (const json::exception& e) {
     throw internal_error(std::string("protocol: malformed call: ") + e.what());
@@ -85,6 +88,10 @@ std::vector<arena_slot> reference_layout(const call_spec& c) {
     push(v, off, slot_kind::ref_same, static_cast<int>(i), c.outputs[i].nbytes());
   for (std::size_t i = 0; i < c.inputs.size(); ++i)
     push(v, off, slot_kind::input_generated, static_cast<int>(i), c.inputs[i].desc.nbytes());
+  for (int p = 0; p < reference_perturbations; ++p)
+    for (std::size_t i = 0; i < c.outputs.size(); ++i)
+      push(v, off, slot_kind::ref_perturbed, p * static_cast<int>(c.outputs.size()) + static_cast<int>(i),
+           c.outputs[i].nbytes());
   return v;
 }
 

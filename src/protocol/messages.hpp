@@ -9,7 +9,7 @@
 //   sample {seed}                                sampled {rc, seconds}
 //   keep | discard  (after every sampled)        kept {guards[], deferred[]} | discarded
 //   time_end                                     time_done
-//   warm_batch {call, count}                     warm_done {seconds_total}
+//   warm_batch {call, count, sets}               warm_done {seconds_total}
 //   bye                                          (exit 0)
 // Any request may also be answered by  error {kind, message}  (kind: bad_input, runtime_error,
 // resource_limit, internal).
@@ -36,13 +36,20 @@ struct call_spec {
   std::vector<double> scalars;
   std::string distribution;
   std::uint64_t seed = 0;
+  // Nonzero: after generation, a few elements of every input are changed (guards/probes.hpp), on
+  // the candidate's and the reference's side alike. The stale-output probe's calls only.
+  std::uint64_t perturb = 0;
 };
 
 json to_json(const call_spec& c);
 call_spec call_from_json(const json& j);  // throws internal_error on malformed content
 
 // What a slot of the arena holds.
-enum class slot_kind { output, output_repeat, input_after, ref64, ref_same, input_generated };
+enum class slot_kind { output, output_repeat, input_after, ref64, ref_same, input_generated, ref_perturbed };
+
+// Runs of the same-dtype reference on inputs perturbed by one ulp per element (random signs),
+// which with the unperturbed run give the oracle's per-element error envelope.
+inline constexpr int reference_perturbations = 3;
 
 struct arena_slot {
   slot_kind kind;
@@ -54,7 +61,8 @@ struct arena_slot {
 // Candidate/baseline calls: outputs of the first run, outputs of the repeat (if repeats == 2),
 // then the inputs as they were after the call.
 std::vector<arena_slot> candidate_layout(const call_spec& c, int repeats);
-// Reference calls: float64 outputs, outputs in the problem's dtype, then the generated inputs.
+// Reference calls: float64 outputs, outputs in the problem's dtype, the generated inputs, then
+// the perturbed runs (index p * n_outputs + output).
 std::vector<arena_slot> reference_layout(const call_spec& c);
 std::size_t layout_bytes(const std::vector<arena_slot>& slots);
 const arena_slot& find_slot(const std::vector<arena_slot>& slots, slot_kind k, int index);

@@ -61,6 +61,10 @@ class backend {
   // Fills the usable bytes with the poison pattern of the dtype (oracle/oracle.hpp).
   virtual void poison(guarded_buffer& b, dtype t, std::size_t numel) = 0;
   virtual std::vector<guard_violation> check_guards(const guarded_buffer& b) = 0;
+  // Maps an input buffer (guards included) read-only for the rest of its life, so that a write
+  // by the candidate faults instead of going unnoticed once undone (guards/probes, rule
+  // input_modified); a no-op where the device cannot. Called after the inputs are filled.
+  virtual void make_read_only(guarded_buffer& b) { (void)b; }
 
   virtual void* stream() = 0;  // passed in kj_args.stream
   virtual void synchronize() = 0;
@@ -95,15 +99,21 @@ class backend {
   // Waits for all work of the process (other streams and threads' work included), not only the
   // call's stream: the deferred-work probe uses it.
   virtual void synchronize_all() { synchronize(); }
-  // When on, time() also records evidence of what the call did (kernel trace, allocations) into
-  // timed_call.extra["trace"]; off for ordinary timed samples, which it would perturb.
-  virtual void set_trace(bool on) { (void)on; }
+  // Evidence of what checked calls did (kernel trace, streams, allocations): tracing costs each
+  // launch a little, which ordinary timed samples must not pay, so it is on only between
+  // begin_trace() and end_trace(). end_trace() waits for all work of the process and returns the
+  // evidence of the calls timed since begin_trace(); null when the backend has none.
+  virtual void begin_trace() {}
+  virtual json end_trace() { return nullptr; }
   // Clocks, temperature, power and throttle reasons now (recorded before and after timing);
   // null when the backend has none.
   virtual json device_state() { return nullptr; }
   // Measures the device ceilings for `kjudge doctor` (timing/ceilings.hpp's device_ceilings as
   // JSON); null when the backend has none to measure.
   virtual json doctor() { return nullptr; }
+  // Best effort: makes copies between the device and this host region (the worker's arena)
+  // direct DMA instead of staged through a bounce buffer. Called once, before the first call.
+  virtual void pin_host_memory(void* p, std::size_t bytes) { (void)p, (void)bytes; }
 };
 
 std::unique_ptr<backend> make_cpu_backend();

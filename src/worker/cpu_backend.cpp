@@ -1,10 +1,13 @@
 // The cpu backend: host buffers from mmap with canary guard zones, a steady-clock timer and an
 // LLC flush.
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <new>
@@ -19,6 +22,71 @@
 namespace kjudge {
 
 namespace {
+
+// Inputs are mapped read-only while the candidate runs (the ABI passes them const): a write to
+// one faults, and this handler names the buffer in the worker's log before the default action
+// ends the process, so that the controller can give the verdict input_modified (or
+// out_of_bounds_write for a guard zone) instead of a bare crash. A table of fixed size and
+// async-signal-safe formatting only; slots are claimed and released by the worker's thread.
+struct read_only_region {
+  std::atomic<bool> used{false};
+  std::uintptr_t base = 0, data = 0, data_end = 0, end = 0;
+  char label[64] = {0};
+};
+constexpr int max_read_only_regions = 64;
+read_only_region g_read_only[max_read_only_regions];
+
+void append(char*& p, const char* end, const char* s) {
+  while (*s && p < end) *p++ = *s++;
+}
+void append_number(char*& p, const char* end, std::uintptr_t v) {
+  char digits[24];
+  int n = 0;
+  do {
+    digits[n++] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v && n < 24);
+  while (n > 0 && p < end) *p++ = digits[--n];
+}
+
+void on_read_only_fault(int sig, siginfo_t* si, void*) {
+  const auto addr = reinterpret_cast<std::uintptr_t>(si->si_addr);
+  for (const auto& r : g_read_only) {
+    if (!r.used.load(std::memory_order_acquire) || addr < r.base || addr >= r.end) continue;
+    char line[256];
+    char* p = line;
+    const char* end = line + sizeof line - 1;
+    append(p, end, "\nkjudge-worker: input_write buffer='");
+    append(p, end, r.label);
+    if (addr < r.data) {
+      append(p, end, "' region=guard_before offset=");
+      append_number(p, end, r.data - addr);
+    } else if (addr >= r.data_end) {
+      append(p, end, "' region=guard_after offset=");
+      append_number(p, end, addr - r.data_end);
+    } else {
+      append(p, end, "' region=data offset=");
+      append_number(p, end, addr - r.data);
+    }
+    append(p, end, "\n");
+    ssize_t w = ::write(2, line, static_cast<std::size_t>(p - line));
+    (void)w;
+    break;
+  }
+  // Back to the default action: the faulting write runs again and the process dies of SIGSEGV.
+  ::signal(sig, SIG_DFL);
+}
+
+void install_read_only_handler() {
+  static bool installed = false;
+  if (installed) return;
+  installed = true;
+  struct sigaction sa {};
+  sa.sa_sigaction = &on_read_only_fault;
+  sa.sa_flags = SA_SIGINFO;
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGSEGV, &sa, nullptr);
+}
 
 std::string cpu_model() {
   std::ifstream f("/proc/cpuinfo");
@@ -65,8 +133,30 @@ class cpu_backend final : public backend {
     return b;
   }
 
+  void make_read_only(guarded_buffer& b) override {
+    if (b.base == nullptr) return;
+    const std::size_t total = guard_bytes + b.bytes + guard_bytes;
+    for (auto& r : g_read_only) {
+      if (r.used.load(std::memory_order_relaxed)) continue;
+      r.base = reinterpret_cast<std::uintptr_t>(b.base);
+      r.data = reinterpret_cast<std::uintptr_t>(b.data);
+      r.data_end = r.data + b.bytes;
+      r.end = r.base + total;
+      std::strncpy(r.label, b.label.c_str(), sizeof r.label - 1);
+      r.used.store(true, std::memory_order_release);
+      install_read_only_handler();
+      ::mprotect(b.base, total, PROT_READ);
+      return;
+    }
+    // More live inputs than slots: this one stays writable (its bytes are still compared after
+    // the call).
+  }
+
   void release(guarded_buffer& b) override {
     if (b.base != nullptr) {
+      for (auto& r : g_read_only)
+        if (r.used.load(std::memory_order_relaxed) && r.base == reinterpret_cast<std::uintptr_t>(b.base))
+          r.used.store(false, std::memory_order_release);
       m_live.erase(b.base);
       ::munmap(b.base, guard_bytes + b.bytes + guard_bytes);
     }

@@ -38,7 +38,18 @@ json drop_capabilities() {
               {"error", ok ? "" : std::strerror(errno)}};
 }
 
-json apply_landlock() {
+// landlock_ruleset_attr as of landlock ABI 6 (Linux 6.12): `scoped` restricts signals and
+// abstract unix sockets to the sandbox's own domain. Declared here because the system header may
+// predate it; the kernel takes the struct size and ignores nothing it does not know.
+struct ruleset_attr_v6 {
+  __u64 handled_access_fs;
+  __u64 handled_access_net;
+  __u64 scoped;
+};
+constexpr __u64 scope_abstract_unix_socket = 1ull << 0;
+constexpr __u64 scope_signal = 1ull << 1;
+
+json apply_landlock(std::string_view backend, const sandbox_options& o) {
   // ABI v1 rights are enough for a read-only-except-scratch policy.
   const __u64 all_fs = LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE |
                        LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR |
@@ -51,16 +62,30 @@ json apply_landlock() {
                           LANDLOCK_ACCESS_FS_READ_DIR;
   const long abi = ::syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION);
   if (abi < 1) return json{{"enabled", false}, {"reason", std::string("landlock unavailable: ") + std::strerror(errno)}};
-  landlock_ruleset_attr attr{};
+  // From ABI 6 the domain also scopes signals (no signal to a process outside the sandbox: the
+  // controller, the reference or baseline workers) and abstract unix sockets; a second layer
+  // under seccomp's filters on kill/tgkill/pidfd_send_signal/rt_sigqueueinfo.
+  ruleset_attr_v6 attr{};
   attr.handled_access_fs = all_fs;
-  const int rs = static_cast<int>(::syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0));
+  const bool scoped = abi >= 6;
+  if (scoped) attr.scoped = scope_signal | scope_abstract_unix_socket;
+  const std::size_t attr_size = scoped ? sizeof(ruleset_attr_v6) : sizeof(landlock_ruleset_attr);
+  const int rs = static_cast<int>(::syscall(SYS_landlock_create_ruleset, &attr, attr_size, 0));
   if (rs < 0) return json{{"enabled", false}, {"reason", std::string("create_ruleset: ") + std::strerror(errno)}};
   // Read-only: system locations a process (and a GPU driver) needs. Not the home directory, the
   // store, the repository or other candidates' build directories.
   std::vector<std::string> ro{"/usr", "/lib", "/lib64", "/lib32", "/etc", "/proc", "/sys", "/opt", "/bin", "/sbin"};
-  std::vector<std::string> rw{"/dev"};
+  // /dev: on cpu only the character devices a program needs, read-write. Not the whole of /dev:
+  // /dev/shm and /dev/mqueue are shared between processes, so a candidate could leave data there
+  // for a later evaluation or another candidate. GPU drivers need their device nodes (and the
+  // CUDA runtime /dev/shm), so the cuda backend keeps /dev read-write (docs/threat-model.md).
+  std::vector<std::string> rw;
+  std::vector<std::string> rw_files;
+  if (backend == "cpu") rw_files = {"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"};
+  else rw.emplace_back("/dev");
   if (const char* lib_dir = std::getenv("KJUDGE_LIBRARY_DIR")) ro.emplace_back(lib_dir);
   if (const char* extra = std::getenv("KJUDGE_SANDBOX_READ")) ro.emplace_back(extra);
+  for (const auto& p : o.extra_read) ro.push_back(p);
   if (const char* scratch = std::getenv("KJUDGE_SCRATCH")) rw.emplace_back(scratch);
   json granted_ro = json::array(), granted_rw = json::array();
   auto add = [&](const std::string& path, __u64 access, json& log) {
@@ -74,6 +99,8 @@ json apply_landlock() {
   };
   for (const auto& p : ro) add(p, read_only, granted_ro);
   for (const auto& p : rw) add(p, all_fs, granted_rw);
+  // A rule on a file (not a directory) may grant only file rights.
+  for (const auto& p : rw_files) add(p, LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE, granted_rw);
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
       ::syscall(SYS_landlock_restrict_self, rs, 0) != 0) {
     const std::string err = std::strerror(errno);
@@ -81,10 +108,13 @@ json apply_landlock() {
     return json{{"enabled", false}, {"reason", "restrict_self: " + err}};
   }
   ::close(rs);
-  return json{{"enabled", true}, {"abi", abi}, {"read_only", granted_ro}, {"read_write", granted_rw}};
+  json scopes = json::array();
+  if (scoped) scopes = json::array({"signal", "abstract_unix_socket"});
+  return json{{"enabled", true}, {"abi", abi}, {"read_only", granted_ro}, {"read_write", granted_rw},
+              {"scoped", scopes}};
 }
 
-json apply_seccomp(std::string_view backend) {
+json apply_seccomp(std::string_view backend, const sandbox_options& o) {
 #ifdef KJUDGE_HAVE_SECCOMP
   scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
   if (ctx == nullptr) return json{{"enabled", false}, {"reason", "seccomp_init failed"}};
@@ -105,13 +135,15 @@ json apply_seccomp(std::string_view backend) {
   kill(SCMP_SYS(pidfd_getfd), "pidfd_getfd");
   // No new processes or programs; threads (clone with CLONE_THREAD) stay allowed for OpenMP
   // and the GPU driver.
-  kill(SCMP_SYS(fork), "fork");
-  kill(SCMP_SYS(vfork), "vfork");
-  kill(SCMP_SYS(execve), "execve");
-  kill(SCMP_SYS(execveat), "execveat");
-  if (seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, SCMP_SYS(clone), 1,
-                       SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0)) == 0)
-    denied.push_back("clone without CLONE_THREAD");
+  if (!o.allow_subprocesses) {
+    kill(SCMP_SYS(fork), "fork");
+    kill(SCMP_SYS(vfork), "vfork");
+    kill(SCMP_SYS(execve), "execve");
+    kill(SCMP_SYS(execveat), "execveat");
+    if (seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, SCMP_SYS(clone), 1,
+                         SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0)) == 0)
+      denied.push_back("clone without CLONE_THREAD");
+  }
   // clone3 passes its flags through memory that seccomp cannot read: make it unavailable so that
   // libc falls back to clone, which is filtered above.
   if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0) == 0) denied.push_back("clone3 (ENOSYS)");
@@ -128,7 +160,52 @@ json apply_seccomp(std::string_view backend) {
                        SCMP_A0(SCMP_CMP_NE, static_cast<scmp_datum_t>(self))) == 0)
     denied.push_back("kill/tgkill to other processes");
   kill(SCMP_SYS(tkill), "tkill");
+  // Signals by other routes: a pidfd (open("/proc/<pid>") is one, and pidfd_open is not needed
+  // for it) and queued signals.
+  kill(SCMP_SYS(pidfd_send_signal), "pidfd_send_signal");
+  if (seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, SCMP_SYS(rt_sigqueueinfo), 1,
+                       SCMP_A0(SCMP_CMP_NE, static_cast<scmp_datum_t>(self))) == 0 &&
+      seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, SCMP_SYS(rt_tgsigqueueinfo), 1,
+                       SCMP_A0(SCMP_CMP_NE, static_cast<scmp_datum_t>(self))) == 0)
+    denied.push_back("rt_sigqueueinfo/rt_tgsigqueueinfo to other processes");
+  // Acting on other processes of the same user without signals: resource limits (prlimit on the
+  // controller: RLIMIT_CPU kills it, RLIMIT_NOFILE 0 stops it writing the result), scheduling
+  // priority and policy (slowing the baselines), I/O priority, memory placement. glibc's own uses
+  // (getrlimit/setrlimit, nice, sched_setscheduler(0, ...)) pass 0 for "this process". libseccomp
+  // cannot compare one argument twice, so "another process" is "not 0".
+  auto kill_unless_self = [&](int nr, unsigned arg, const char* name) {
+    if (seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, nr, 1, SCMP_CMP(arg, SCMP_CMP_NE, 0)) == 0) denied.push_back(name);
+  };
+  kill_unless_self(SCMP_SYS(prlimit64), 0, "prlimit64 on another process");
+  kill_unless_self(SCMP_SYS(setpriority), 1, "setpriority of another process");
+  kill_unless_self(SCMP_SYS(sched_setscheduler), 0, "sched_setscheduler of another process");
+  kill_unless_self(SCMP_SYS(sched_setparam), 0, "sched_setparam of another process");
+  kill_unless_self(SCMP_SYS(sched_setattr), 0, "sched_setattr of another process");
+  kill_unless_self(SCMP_SYS(ioprio_set), 1, "ioprio_set of another process");
+  kill_unless_self(SCMP_SYS(migrate_pages), 0, "migrate_pages of another process");
+  kill_unless_self(SCMP_SYS(move_pages), 0, "move_pages of another process");
+  kill(SCMP_SYS(process_madvise), "process_madvise");
+  kill(SCMP_SYS(process_mrelease), "process_mrelease");
+  kill(SCMP_SYS(kcmp), "kcmp");
+  // Observation of other processes, and kernel interfaces that bypass this filter (io_uring runs
+  // socket/connect operations without the system calls being seen here).
+  kill(SCMP_SYS(perf_event_open), "perf_event_open");
+  kill(SCMP_SYS(bpf), "bpf");
+  kill(SCMP_SYS(io_uring_setup), "io_uring_setup");
+  kill(SCMP_SYS(io_uring_enter), "io_uring_enter");
+  kill(SCMP_SYS(io_uring_register), "io_uring_register");
+  // State shared between processes of the user that outlives the worker: a channel to other
+  // candidates or to a later evaluation (keyrings, System V IPC, POSIX message queues).
+  kill(SCMP_SYS(add_key), "add_key");
+  kill(SCMP_SYS(request_key), "request_key");
+  kill(SCMP_SYS(keyctl), "keyctl");
+  kill(SCMP_SYS(shmget), "shmget");
+  kill(SCMP_SYS(msgget), "msgget");
+  kill(SCMP_SYS(semget), "semget");
+  kill(SCMP_SYS(mq_open), "mq_open");
   (void)backend;
+  // Every thread of the worker gets the filter, not only the calling one.
+  seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1);
   const int rc = seccomp_load(ctx);
   seccomp_release(ctx);
   if (rc != 0) return json{{"enabled", false}, {"reason", std::string("seccomp_load: ") + std::strerror(-rc)}};
@@ -141,12 +218,17 @@ json apply_seccomp(std::string_view backend) {
 
 }  // namespace
 
-json apply_sandbox(std::string_view backend) {
+json apply_sandbox(std::string_view backend, const sandbox_options& o) {
   json out;
   out["enabled"] = true;
   out["capabilities"] = drop_capabilities();
-  out["landlock"] = apply_landlock();
-  out["seccomp"] = apply_seccomp(backend);
+  // Non-dumpable: /proc/<worker>/mem, environ and fd/ are closed to other processes of the user
+  // (a candidate reading the reference worker's arena through /proc/<pid>/fd/4, say), on kernels
+  // where landlock's ptrace scoping is missing too.
+  out["dumpable"] = ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0 ? false : true;
+  out["landlock"] = apply_landlock(backend, o);
+  out["seccomp"] = apply_seccomp(backend, o);
+  if (o.allow_subprocesses) out["subprocesses"] = "allowed (compilers); children inherit landlock and seccomp";
   return out;
 }
 

@@ -6,12 +6,24 @@
 // pretending (the controller records this object in the result's env).
 #pragma once
 
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 namespace kjudge {
 
-nlohmann::json apply_sandbox(std::string_view backend);
+// Relaxations a hosted program asks for (worker.hpp hosted_program); none for shared objects.
+struct sandbox_options {
+  // fork/vfork/execve/clone of processes stay allowed: kjudge-worker-py runs compilers
+  // (torch.compile's inductor, Triton, load_inline). Children inherit landlock and seccomp (no
+  // sockets, no writes outside scratch) and stay in the worker's process group, so the
+  // watchdog's kill reaches them.
+  bool allow_subprocesses = false;
+  std::vector<std::string> extra_read;  // read-only paths beyond the system directories
+};
+
+nlohmann::json apply_sandbox(std::string_view backend, const sandbox_options& o = {});
 
 }  // namespace kjudge

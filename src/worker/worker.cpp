@@ -1,15 +1,19 @@
 #include "worker/worker.hpp"
 
 #include <dlfcn.h>
+#include <malloc.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <new>
 #include <thread>
 
 #include "core/error.hpp"
+#include "guards/probes.hpp"
 #include "kjudge/candidate.h"
 #include "oracle/oracle.hpp"
 #include "planner/distributions.hpp"
@@ -34,9 +38,55 @@ using abi_fn = int (*)();
 // (host threads, other streams), microseconds. Only on checked calls, never on timed ones.
 constexpr int deferred_probe_us = 2000;
 
+// Moves every finite floating-point element one ulp up or down (random, from `seed`); integers and
+// non-finite values stay.
+void perturb_one_ulp(host_tensor& t, std::uint64_t seed) {
+  const dtype ty = t.desc().type;
+  if (!is_float(ty)) return;
+  const std::size_t n = t.numel();
+  std::uint64_t state = seed;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i % 64 == 0) state = mix_seed(seed, i);
+    const bool up = (state >> (i % 64)) & 1u;
+    switch (ty) {
+      case dtype::f32: {
+        float& v = static_cast<float*>(t.data())[i];
+        if (std::isfinite(v)) v = std::nextafter(v, up ? INFINITY : -INFINITY);
+        break;
+      }
+      case dtype::f64: {
+        double& v = static_cast<double*>(t.data())[i];
+        if (std::isfinite(v)) v = std::nextafter(v, up ? INFINITY : -INFINITY);
+        break;
+      }
+      case dtype::bf16:
+      case dtype::f16: {
+        // 16-bit floats: the next representable value is one step of the integer encoding away
+        // from zero or towards it.
+        auto& bits = static_cast<std::uint16_t*>(t.data())[i];
+        const double v = t.get(i);
+        if (!std::isfinite(v)) break;
+        const bool negative = bits & 0x8000u;
+        const bool away = up != negative;  // up on a positive value moves away from zero
+        if (away) {
+          const std::uint16_t next = static_cast<std::uint16_t>(bits + 1);
+          if (std::isfinite(ty == dtype::bf16 ? bf16_to_float(next) : f16_to_float(next))) bits = next;
+        } else if ((bits & 0x7fffu) != 0) {
+          bits = static_cast<std::uint16_t>(bits - 1);
+        } else {
+          bits = static_cast<std::uint16_t>(bits ^ 0x8000u) + 1;  // through zero
+        }
+        break;
+      }
+      default: break;
+    }
+  }
+}
+
 class session {
  public:
-  session(channel& ch, shared_arena& arena) : m_ch(ch), m_arena(arena) {}
+  session(channel& ch, shared_arena& arena, program_loader loader = nullptr)
+      : m_ch(ch), m_arena(arena), m_loader(loader) {}
 
   int serve();
 
@@ -69,10 +119,25 @@ class session {
   void free_outputs(call_buffers& cb);
   void free_all(call_buffers& cb);
   int invoke(const kj_args& a);
+  // A hosted program's untimed completion step (hosted_program::complete); 0 for shared objects.
+  int complete(const kj_args& a) { return hosted_step(m_hosted.complete, a); }
+  // A hosted program's untimed preparation step (hosted_program::prepare); 0 for shared objects.
+  int prepare(const kj_args& a) { return hosted_step(m_hosted.prepare, a); }
+  int hosted_step(int (*step)(const kj_args*), const kj_args& a) {
+    if (step == nullptr) return 0;
+    try {
+      return step(&a);
+    } catch (const std::exception& e) {
+      m_last_exception = e.what();
+      return -1000;
+    }
+  }
   // Copies outputs (and inputs as they are now) into the arena; returns guard and deferred-work
   // evidence as JSON.
+  // outputs_exported: the outputs were already copied into the arena when the call returned (timed
+  // samples); the deferred-work probe then compares the buffers with that copy.
   json export_call(call_buffers& cb, const call_spec& c, const std::vector<arena_slot>& layout,
-                   slot_kind out_kind, bool export_inputs, bool probe_deferred);
+                   slot_kind out_kind, bool export_inputs, bool probe_deferred, bool outputs_exported = false);
 
   channel& m_ch;
   shared_arena& m_arena;
@@ -83,6 +148,10 @@ class session {
   ws_fn m_ws = nullptr;
   std::string m_role;
   std::string m_last_exception;
+  std::vector<std::byte> m_workspace_poison;
+  program_loader m_loader = nullptr;
+  bool m_warmed_up = false;  // device backends: one untimed call before the first timed one
+  hosted_program m_hosted;
 };
 
 int session::invoke(const kj_args& a) {
@@ -112,6 +181,8 @@ bool session::handle_hello(const json& m) {
   }
   try {
     m_backend = it->second();
+    // Outputs of every timed sample are copied into the arena: on a GPU that is a DMA once pinned.
+    m_backend->pin_host_memory(m_arena.data(), m_arena.size());
   } catch (const std::exception& e) {
     send_error("internal", std::string("backend start failed: ") + e.what());
     return false;
@@ -124,17 +195,45 @@ bool session::handle_hello(const json& m) {
     return true;
   }
   const std::string lib = m.at("library").get<std::string>();
-  m_lib = ::dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (m_lib == nullptr) {
-    const char* e = ::dlerror();
-    send_error("bad_input", std::string("cannot load the candidate: ") + (e ? e : "?"));
-    return false;
+  // Memory from malloc/new is filled with 0x7f bytes (3.4e38 as f32 and bf16) before it is
+  // handed out, for every call of every role: a kernel that accumulates into scratch it never
+  // initialised fails instead of passing on the zeros of fresh pages.
+  ::mallopt(M_PERTURB, 0x80);
+  const bool sandbox_requested = m.value("sandbox", true);
+  json sandbox_env{{"enabled", false}};
+  bool sandbox_applied = false;
+  info_fn info = nullptr;
+  abi_fn abi = nullptr;
+  if (m_loader != nullptr) {
+    // A hosted program (kjudge-worker-py): "library" describes it; loaded before the sandbox.
+    const std::string err = m_loader(m, m_hosted);
+    if (!err.empty()) {
+      const auto colon = err.find(": ");
+      const bool has_kind = colon != std::string::npos && colon < 20;
+      send_error(has_kind ? err.substr(0, colon) : "bad_input", has_kind ? err.substr(colon + 2) : err);
+      return false;
+    }
+    m_run = m_hosted.run;
+    m_ref64 = m_hosted.reference_f64;
+  } else {
+    // A shared object is mapped only once the sandbox is on, so that its constructors, and any
+    // thread they start, run inside it: capabilities and landlock apply per thread, and a thread
+    // started before the sandbox would keep the worker's privileges (tests/redteam/cpu/
+    // ctor_thread_escape.cpp).
+    if (sandbox_requested) sandbox_env = apply_sandbox(m_backend->name());
+    sandbox_applied = true;
+    m_lib = ::dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (m_lib == nullptr) {
+      const char* e = ::dlerror();
+      send_error("bad_input", std::string("cannot load the candidate: ") + (e ? e : "?"));
+      return false;
+    }
+    m_run = reinterpret_cast<run_fn>(::dlsym(m_lib, "kj_run"));
+    m_ws = reinterpret_cast<ws_fn>(::dlsym(m_lib, "kj_workspace_bytes"));
+    info = reinterpret_cast<info_fn>(::dlsym(m_lib, "kj_info"));
+    abi = reinterpret_cast<abi_fn>(::dlsym(m_lib, "kj_abi_version"));
+    m_ref64 = reinterpret_cast<run_fn>(::dlsym(m_lib, "kj_reference_f64"));
   }
-  m_run = reinterpret_cast<run_fn>(::dlsym(m_lib, "kj_run"));
-  m_ws = reinterpret_cast<ws_fn>(::dlsym(m_lib, "kj_workspace_bytes"));
-  auto info = reinterpret_cast<info_fn>(::dlsym(m_lib, "kj_info"));
-  auto abi = reinterpret_cast<abi_fn>(::dlsym(m_lib, "kj_abi_version"));
-  m_ref64 = reinterpret_cast<run_fn>(::dlsym(m_lib, "kj_reference_f64"));
   if (m_run == nullptr) {
     send_error("bad_input", "the candidate exports no kj_run (declare it with KJ_EXPORT int kj_run(const kj_args*))");
     return false;
@@ -150,9 +249,14 @@ bool session::handle_hello(const json& m) {
     return false;
   }
   json env = m_backend->environment();
+  if (m_loader != nullptr) env.update(m_hosted.environment);
   const bool sandbox = m.value("sandbox", true);
-  env["sandbox"] = sandbox ? apply_sandbox(m_backend->name()) : json{{"enabled", false}};
-  std::string info_str;
+  sandbox_options so;
+  so.allow_subprocesses = m_hosted.allow_subprocesses;
+  so.extra_read = m_hosted.sandbox_read;
+  if (!sandbox_applied && sandbox) sandbox_env = apply_sandbox(m_backend->name(), so);
+  env["sandbox"] = sandbox_env;
+  std::string info_str = m_hosted.info;
   if (info != nullptr) {
     const char* s = info();
     if (s != nullptr) info_str.assign(s, ::strnlen(s, 4096));
@@ -175,6 +279,16 @@ void session::alloc_inputs(call_buffers& cb, const call_spec& c) {
       fill_distribution(h, dist, seed, static_cast<int>(i));
       m_backend->upload(b, h.data(), h.nbytes());
     }
+    if (c.perturb != 0) {
+      // The stale-output probe (guards/probes.hpp): the same change the reference applies.
+      host_tensor h(in.desc);
+      m_backend->download(b, h.data(), h.nbytes());
+      apply_perturbation(h, c.perturb, static_cast<int>(i));
+      m_backend->upload(b, h.data(), h.nbytes());
+    }
+    // Inputs are const for the call: a write faults (rule input_modified), even one undone
+    // before returning, which no comparison after the call could see.
+    m_backend->make_read_only(b);
     cb.in_views.push_back(make_kj_tensor(c.inputs[i].desc, b.data));
   }
 }
@@ -204,6 +318,13 @@ void session::finish_args(call_buffers& cb, const call_spec& c) {
     const std::size_t ws = m_ws(&a);
     if (cb.workspace.base != nullptr && cb.workspace.bytes != ws) m_backend->release(cb.workspace);
     if (cb.workspace.base == nullptr && ws > 0) cb.workspace = m_backend->allocate(ws, "workspace");
+    if (ws > 0) {
+      // Poisoned before every call, checked or timed alike: all-ones bytes are NaN in every float
+      // format, so a kernel reading scratch it never wrote fails instead of passing on the
+      // zeros of a fresh mapping, and the contents cannot tell a timed call from a checked one.
+      if (m_workspace_poison.size() < ws) m_workspace_poison.assign(ws, std::byte{0xff});
+      m_backend->upload(cb.workspace, m_workspace_poison.data(), ws);
+    }
     a.workspace = cb.workspace.data;
     a.workspace_bytes = ws;
   }
@@ -224,10 +345,10 @@ void session::free_all(call_buffers& cb) {
 }
 
 json session::export_call(call_buffers& cb, const call_spec& c, const std::vector<arena_slot>& layout,
-                          slot_kind out_kind, bool export_inputs, bool probe_deferred) {
+                          slot_kind out_kind, bool export_inputs, bool probe_deferred, bool outputs_exported) {
   json guards = json::array();
   json deferred = json::array();
-  for (std::size_t i = 0; i < cb.outputs.size(); ++i) {
+  for (std::size_t i = 0; i < cb.outputs.size() && !outputs_exported; ++i) {
     const auto& s = find_slot(layout, out_kind, static_cast<int>(i));
     std::byte* dst = m_arena.at(s.offset, s.bytes);
     m_backend->download(cb.outputs[i], dst, s.bytes);
@@ -285,15 +406,20 @@ void session::handle_run(const json& m) {
     finish_args(cb, c);
     m_last_exception.clear();
     // Checked calls carry the backend's evidence (kernel trace, allocations); timed samples don't.
-    m_backend->set_trace(true);
-    const timed_call t = m_backend->time([&] { return invoke(cb.args); });
-    m_backend->set_trace(false);
+    const int rc_prep = prepare(cb.args);
+    m_backend->begin_trace();
+    timed_call t = rc_prep != 0 ? timed_call{rc_prep} : m_backend->time([&] { return invoke(cb.args); });
+    if (t.rc == 0) t.rc = complete(cb.args);
     m_backend->synchronize();
     rcs.push_back(t.rc);
     secs.push_back(t.seconds);
-    extras.push_back(t.extra);
     const bool last = r + 1 == repeats;
     json ev = export_call(cb, c, layout, r == 0 ? slot_kind::output : slot_kind::output_repeat, last, r == 0);
+    // Taken after the outputs were read, so that work the call left running elsewhere is still
+    // unfinished when the outputs are exported (and shows in the trace once it ends).
+    json extra = t.extra.is_null() ? json::object() : t.extra;
+    if (json tr = m_backend->end_trace(); !tr.is_null()) extra["trace"] = std::move(tr);
+    extras.push_back(std::move(extra));
     for (auto& g : ev["guards"]) guards.push_back(g);
     for (auto& d : ev["deferred"]) deferred.push_back(d);
     free_outputs(cb);
@@ -321,6 +447,7 @@ void session::handle_reference(const json& m) {
   }
   auto host = generate_inputs(c.inputs, c.distribution, c.seed);
   for (std::size_t i = 0; i < host.size(); ++i) {
+    if (c.perturb != 0) apply_perturbation(host[i], c.perturb, static_cast<int>(i));
     const auto& s = find_slot(layout, slot_kind::input_generated, static_cast<int>(i));
     std::memcpy(m_arena.at(s.offset, s.bytes), host[i].data(), s.bytes);
   }
@@ -340,10 +467,32 @@ void session::handle_reference(const json& m) {
   a.n_outputs = static_cast<int32_t>(out_views.size());
   a.scalars = c.scalars.data();
   a.n_scalars = static_cast<int32_t>(c.scalars.size());
-  const int rc_same = m_run(&a);
+  int rc_same = m_run(&a);
+  if (rc_same == 0) rc_same = complete(a);
   for (std::size_t i = 0; i < outs.size(); ++i) {
     const auto& s = find_slot(layout, slot_kind::ref_same, static_cast<int>(i));
     std::memcpy(m_arena.at(s.offset, s.bytes), outs[i].data(), s.bytes);
+  }
+  // The same-dtype reference on inputs moved by one ulp each (random direction): the oracle's
+  // estimate of how large an honest same-dtype kernel's error can be at each element.
+  for (int pr = 0; pr < reference_perturbations; ++pr) {
+    std::vector<host_tensor> pert;
+    std::vector<kj_tensor> pin;
+    for (std::size_t i = 0; i < host.size(); ++i) {
+      pert.push_back(host[i].converted(host[i].desc().type));
+      perturb_one_ulp(pert.back(), mix_seed(c.seed, 0x70657274ULL + static_cast<std::uint64_t>(pr) * 131 + i));
+    }
+    for (auto& h : pert) pin.push_back(h.view());
+    for (auto& o : outs) poison_buffer(o.data(), o.desc().type, o.numel());
+    a.inputs = pin.data();
+    if (m_run(&a) != 0 || complete(a) != 0) {
+      send_error("internal", "the reference failed on perturbed inputs");
+      return;
+    }
+    for (std::size_t i = 0; i < outs.size(); ++i) {
+      const auto& s = find_slot(layout, slot_kind::ref_perturbed, pr * static_cast<int>(outs.size()) + static_cast<int>(i));
+      std::memcpy(m_arena.at(s.offset, s.bytes), outs[i].data(), s.bytes);
+    }
   }
   // float64 reference on upcast inputs.
   std::vector<host_tensor> in64, out64;
@@ -359,7 +508,8 @@ void session::handle_reference(const json& m) {
   for (auto& o : out64) out_views.push_back(o.view());
   a.inputs = in_views.data();
   a.outputs = out_views.data();
-  const int rc64 = m_ref64(&a);
+  int rc64 = m_ref64(&a);
+  if (rc64 == 0) rc64 = complete(a);
   for (std::size_t i = 0; i < out64.size(); ++i) {
     const auto& s = find_slot(layout, slot_kind::ref64, static_cast<int>(i));
     std::memcpy(m_arena.at(s.offset, s.bytes), out64[i].data(), s.bytes);
@@ -393,7 +543,8 @@ void session::handle_reference_device(const json& m) {
     }
     alloc_outputs(cb, c);
     finish_args(cb, c);
-    const int rc_same = invoke(cb.args);
+    int rc_same = invoke(cb.args);
+    if (rc_same == 0) rc_same = complete(cb.args);
     m_backend->synchronize();
     for (std::size_t i = 0; i < cb.outputs.size(); ++i) {
       const auto& s = find_slot(layout, slot_kind::ref_same, static_cast<int>(i));
@@ -422,6 +573,7 @@ void session::handle_reference_device(const json& m) {
     int rc64 = 0;
     try {
       rc64 = m_ref64(&a);
+      if (rc64 == 0) rc64 = complete(a);
     } catch (const std::exception& e) {
       m_last_exception = e.what();
       rc64 = -1000;
@@ -452,6 +604,18 @@ void session::handle_time(const json& m) {
   const call_spec c = call_from_json(m.at("call"));
   const std::string mode = m.value("mode", "cold");
   const auto layout = candidate_layout(c, 1);
+  if (m_backend->device_resident() && !m_warmed_up) {
+    // DESIGN.md §4 warm-up: a baseline's first call may load modules and create library handles
+    // (a cuBLAS handle takes ~100 ms); one untimed call on this case's shape does that first.
+    call_buffers cb;
+    alloc_inputs(cb, c);
+    alloc_outputs(cb, c);
+    finish_args(cb, c);
+    if (prepare(cb.args) == 0 && invoke(cb.args) == 0) (void)complete(cb.args);
+    m_backend->synchronize_all();
+    free_all(cb);
+    m_warmed_up = true;
+  }
   m_ch.send(json{{"type", "time_ready"}});
   const auto forever = std::chrono::steady_clock::now() + std::chrono::hours(24);
   for (;;) {
@@ -475,24 +639,35 @@ void session::handle_time(const json& m) {
     alloc_inputs(cb, sc);
     alloc_outputs(cb, sc);
     finish_args(cb, sc);
-    if (mode == "cold") m_backend->flush_cache();
     m_last_exception.clear();
+    const int rc_prep = prepare(cb.args);
+    if (mode == "cold") m_backend->flush_cache();
     // "trace": the controller asks for the backend's evidence on this sample (chosen before the
     // call, so it may set the sample aside: tracing perturbs the time slightly).
     const bool trace = req.value("trace", false);
-    if (trace) m_backend->set_trace(true);
-    const timed_call t = m_backend->time([&] { return invoke(cb.args); });
-    if (trace) m_backend->set_trace(false);
+    if (trace) m_backend->begin_trace();
+    timed_call t = rc_prep != 0 ? timed_call{rc_prep} : m_backend->time([&] { return invoke(cb.args); });
+    if (t.rc == 0) t.rc = complete(cb.args);
     m_backend->synchronize();
+    // Every sample's outputs are copied out as the call returned, before the controller decides
+    // whether to recheck it: a recheck then judges what the call had produced by its return, and
+    // work still running after it (a thread or stream finishing the output later) is caught by
+    // the deferred-work probe. Untimed, and the same for every sample.
+    for (std::size_t i = 0; i < cb.outputs.size(); ++i) {
+      const auto& s = find_slot(layout, slot_kind::output, static_cast<int>(i));
+      m_backend->download(cb.outputs[i], m_arena.at(s.offset, s.bytes), s.bytes);
+    }
     json reply{{"type", "sampled"}, {"rc", t.rc}, {"seconds", t.seconds}, {"host_seconds", t.host_seconds}};
     if (!t.extra.is_null()) reply["extra"] = t.extra;
+    if (trace)
+      if (json tr = m_backend->end_trace(); !tr.is_null()) reply["extra"]["trace"] = std::move(tr);
     m_ch.send(reply);
     json decision;
     if (m_ch.receive(decision, forever) != recv_status::ok) return;
     // Buffers are freed before answering, so that this worker is quiet on the device while the
     // controller times the next party.
     if (decision.value("type", "") == "keep") {
-      json ev = export_call(cb, sc, layout, slot_kind::output, true, true);
+      json ev = export_call(cb, sc, layout, slot_kind::output, true, true, /*outputs_exported=*/true);
       ev["type"] = "kept";
       free_all(cb);
       m_ch.send(ev);
@@ -504,19 +679,32 @@ void session::handle_time(const json& m) {
 }
 
 void session::handle_warm_batch(const json& m) {
+  // `count` calls back to back, timed as a whole with the backend's timer; the controller compares
+  // two batches' difference with its own clock (rule timer_tamper). The calls cycle through
+  // `sets` distinct input/output sets drawn before the clock starts (seeds mix_seed(seed, k)), so
+  // that a batch does not replay one pointer and one input over and over.
   const call_spec c = call_from_json(m.at("call"));
-  const int count = m.value("count", 10);
-  call_buffers cb;
-  alloc_inputs(cb, c);
-  alloc_outputs(cb, c);
-  finish_args(cb, c);
-  const timed_call t = m_backend->time([&] {
-    int rc = 0;
-    for (int i = 0; i < count && rc == 0; ++i) rc = invoke(cb.args);
+  const int count = std::max(1, m.value("count", 10));
+  const int nsets = std::clamp(m.value("sets", 1), 1, count);
+  std::vector<call_buffers> sets(static_cast<std::size_t>(nsets));
+  for (int k = 0; k < nsets; ++k) {
+    call_spec sk = c;
+    sk.seed = mix_seed(c.seed, static_cast<std::uint64_t>(k));
+    alloc_inputs(sets[static_cast<std::size_t>(k)], sk);
+    alloc_outputs(sets[static_cast<std::size_t>(k)], sk);
+    finish_args(sets[static_cast<std::size_t>(k)], sk);
+  }
+  int rc_prep = 0;
+  for (auto& cb : sets)
+    if (rc_prep == 0) rc_prep = prepare(cb.args);
+  timed_call t = m_backend->time([&] {
+    int rc = rc_prep;
+    for (int i = 0; i < count && rc == 0; ++i) rc = invoke(sets[static_cast<std::size_t>(i % nsets)].args);
     return rc;
   });
+  if (t.rc == 0) t.rc = complete(sets[static_cast<std::size_t>((count - 1) % nsets)].args);
   m_backend->synchronize();
-  free_all(cb);
+  for (auto& cb : sets) free_all(cb);
   m_ch.send(json{{"type", "warm_done"}, {"rc", t.rc}, {"seconds_total", t.seconds}});
 }
 
@@ -539,6 +727,7 @@ int session::serve() {
       else if (type == "warm_batch") handle_warm_batch(m);
       else if (type == "doctor") handle_doctor();
       else if (type == "bye") return 0;
+      else if (m_hosted.handle != nullptr) m_ch.send(m_hosted.handle(m));
       else send_error("internal", "unknown request: " + type);
     } catch (const device_fault& f) {
       // The loaded code faulted the device: data for a verdict. After a sticky fault the context
@@ -561,6 +750,13 @@ int run_worker(int channel_fd, int arena_fd, std::size_t arena_bytes) {
   channel ch(channel_fd);
   shared_arena arena = shared_arena::attach(arena_fd, arena_bytes);
   session s(ch, arena);
+  return s.serve();
+}
+
+int run_hosted_worker(int channel_fd, int arena_fd, std::size_t arena_bytes, program_loader loader) {
+  channel ch(channel_fd);
+  shared_arena arena = shared_arena::attach(arena_fd, arena_bytes);
+  session s(ch, arena, loader);
   return s.serve();
 }
 

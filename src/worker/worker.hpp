@@ -3,6 +3,10 @@
 #pragma once
 
 #include <memory>
+#include <string>
+#include <vector>
+
+#include "kjudge/candidate.h"
 
 #include "protocol/channel.hpp"
 #include "worker/backend.hpp"
@@ -16,5 +20,37 @@ void register_backend(const char* name, backend_factory f);
 
 // Runs the worker protocol on (channel fd, arena fd); returns the process exit status.
 int run_worker(int channel_fd, int arena_fd, std::size_t arena_bytes);
+
+// A program the worker runs in place of a dlopen'ed shared object: kjudge-worker-py hosts a
+// Python callable behind these entry points (docs/python.md). Everything else of the session —
+// channel, arena, input generation, guarded buffers, poison, timer, checks — is the same.
+struct hosted_program {
+  int (*run)(const kj_args*) = nullptr;            // required; the timed call
+  // Called before the timer starts, with the call's buffers in place (e.g. wraps them as
+  // tensors), so that the timed call holds only what a user's call would. May be null.
+  int (*prepare)(const kj_args*) = nullptr;
+  int (*reference_f64)(const kj_args*) = nullptr;  // the reference role's float64 call
+  // Called after `run` returned and the timer stopped, before the outputs are read: a program
+  // that returns its results (a Python function) copies them into the output buffers here. Its
+  // time is not part of the call's figure; `run` must leave the results complete (a returned
+  // tensor that is not already contiguous is made so inside `run`).
+  int (*complete)(const kj_args*) = nullptr;
+  std::string info;
+  nlohmann::json environment = nlohmann::json::object();  // merged into ready.env
+  // Sandbox (worker/sandbox.hpp): compilers the program runs as children (inductor, Triton,
+  // load_inline) need fork/exec; the children inherit landlock and seccomp.
+  bool allow_subprocesses = false;
+  std::vector<std::string> sandbox_read;  // extra read-only paths (the interpreter, the venv)
+  // Requests the session does not know ({type: ...}); returns the reply. May be null.
+  nlohmann::json (*handle)(const nlohmann::json& request) = nullptr;
+};
+
+// Loads the program named by the hello message ("library" is the program's description) before
+// the sandbox is applied. Returns an empty string on success, else "kind: message" with kind
+// bad_input or internal.
+using program_loader = std::string (*)(const nlohmann::json& hello, hosted_program& out);
+
+// As run_worker, with the program loaded by `loader` instead of dlopen.
+int run_hosted_worker(int channel_fd, int arena_fd, std::size_t arena_bytes, program_loader loader);
 
 }  // namespace kjudge

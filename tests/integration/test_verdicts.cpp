@@ -148,3 +148,17 @@ TEST(Verdicts, OutOfBoundsWriteIsCaughtByGuardZones) {
 
 }  // namespace
 }  // namespace kjudge::test
+
+namespace kjudge::test {
+namespace {
+
+TEST(Verdicts, ForkBombIsStoppedBySandbox) {
+  const auto c = kjudge({"eval", "softmax", candidate("fork_bomb_softmax.cpp"), "--no-timing", "--hidden", "2"});
+  EXPECT_EQ(c.r.exit_status, 1);
+  EXPECT_EQ(status_of(c), "hack");
+  EXPECT_EQ(rule_of(c), "sandbox_violation");
+  EXPECT_TRUE(c.result["env"].is_object() || c.result["env"].is_null());
+}
+
+}  // namespace
+}  // namespace kjudge::test

@@ -1,0 +1,191 @@
+#!/usr/bin/env bash
+# The GPU check (DESIGN.md §6, issue "The CUDA backend on an H200"): on a machine with an NVIDIA
+# GPU, from the repository root, builds kjudge with the CUDA backend and runs, stage by stage:
+#   build   cmake/ninja with the vendored dependencies (.deps, from scripts/vendor-deps.sh)
+#   tests   the GPU tests (tests/gpu: generator bit identity, guards, poison, timer, traces, faults)
+#   bench   the timer floor (empty kernel, cold), the stability of a >= 100 us kernel's median
+#           across two runs, the SM clock per sample, tracing cost, the doctor's ceilings and an
+#           independent cudaMemcpy bandwidth to check the copy ceiling against
+#   faults  candidates that fault the GPU (illegal address, hang, out-of-bounds write, input
+#           modification, in-call synchronisation and allocation), each followed by an honest
+#           candidate that must pass on the same GPU
+#   aa      A/A: every suite problem's CUDA reference judged as a candidate against itself
+#   demo    the shipped CUDA examples (honest and cheating) with their verdicts
+#   ttv     time to verdict from a cold build cache (nvcc compiles included)
+# Usage: scripts/gpu-check.sh [STAGE...]   (default: all stages, in this order)
+# Results go to $OUT (the device tool's folder) or ./gpu-check-out: summary.txt, results.json,
+# bench-1.json, bench-2.json, gpu-tests.json, logs.tar.gz; a short table is printed last.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+OUT=${OUT:-$ROOT/gpu-check-out}
+BUILD=${KJ_GPU_BUILD:-$ROOT/build-gpu}
+LOGS=$BUILD/gpu-check-logs
+mkdir -p "$OUT" "$LOGS"
+export KJUDGE_CACHE=$BUILD/kjudge-cache
+export KJUDGE_DB=$LOGS/kjudge.db
+KJ=$BUILD/bin/kjudge
+SUMMARY=$OUT/summary.txt  # written as it goes: a run cut short still leaves it
+stages=("$@")
+[ ${#stages[@]} -eq 0 ] && stages=(build tests bench faults aa demo ttv)
+problems=(gelu_bias_residual layernorm rmsnorm softmax matmul_bias_relu)
+
+note() { printf '%s\n' "$*" | tee -a "$SUMMARY"; }
+want() { local s; for s in "${stages[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
+jq_py() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); $2" "$1"; }
+
+# One evaluation with a JSON result; prints "status rule time_to_verdict".
+judge() {  # judge NAME PROBLEM CANDIDATE [flags...]
+  local name=$1 problem=$2 cand=$3; shift 3
+  local json=$LOGS/$name.json
+  "$KJ" eval "$problem" "$cand" --device cuda --no-store -q --json "$json" "$@" >"$LOGS/$name.log" 2>&1
+  local rc=$?
+  if [ -s "$json" ]; then
+    jq_py "$json" 'v=d["verdict"]; print(v["status"], v.get("rule") or "-", round(d.get("time_to_verdict_s",0),1))'
+  else
+    echo "no-result(rc=$rc) - -"
+  fi
+}
+
+: >"$SUMMARY"
+{
+  echo "== gpu-check $(date -u +%FT%TZ) stages: ${stages[*]}"
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,temperature.gpu,power.limit,persistence_mode --format=csv 2>&1
+  nvcc --version 2>&1 | tail -2
+} | tee -a "$SUMMARY" >"$OUT/env.txt"
+
+if want build; then
+  t0=$(date +%s)
+  cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKJUDGE_USE_DEPS=ON -DKJUDGE_CUDA=ON \
+        -DKJUDGE_GPU_TESTS=ON -DKJUDGE_PYTHON_WORKER=OFF >"$LOGS/configure.log" 2>&1 &&
+    ninja -C "$BUILD" kjudge kjudge-worker kjudge-worker-cuda kjudge_gpu_tests kjudge-gpu-bench kjudge-memcpy-check \
+        >"$LOGS/build.log" 2>&1
+  rc=$?
+  # Torch baselines on cuda need kjudge-worker-py with the cuda backend (docs/cuda-evaluate-integration.md).
+  rm -f "$BUILD/bin/kjudge-worker-py"
+  note "build: rc=$rc in $(( $(date +%s) - t0 )) s"
+  if [ $rc -ne 0 ]; then tail -40 "$LOGS/configure.log" "$LOGS/build.log"; stages=(); fi
+fi
+
+if want tests; then
+  "$BUILD/bin/kjudge_gpu_tests" --gtest_output=json:"$LOGS/gpu-tests.json" >"$LOGS/gpu-tests.log" 2>&1
+  rc=$?
+  cp "$LOGS/gpu-tests.json" "$OUT/gpu-tests.json" 2>/dev/null
+  note "gpu tests: rc=$rc $(grep -E '^\[  (PASSED|FAILED)  \]' "$LOGS/gpu-tests.log" | tr '\n' ' ')"
+  grep -E '^\[  FAILED  \]|Failure|Expected|Which is|actual' "$LOGS/gpu-tests.log" | head -30 | tee -a "$SUMMARY"
+fi
+
+if want bench; then
+  "$BUILD/bin/kjudge-gpu-bench" --doctor --out "$LOGS/bench-1.json" >"$LOGS/bench-1.log" 2>&1
+  "$BUILD/bin/kjudge-gpu-bench" --out "$LOGS/bench-2.json" >"$LOGS/bench-2.log" 2>&1
+  "$BUILD/bin/kjudge-memcpy-check" >"$LOGS/memcpy.json" 2>"$LOGS/memcpy.log"
+  cp "$LOGS/bench-1.json" "$LOGS/bench-2.json" "$OUT/" 2>/dev/null
+  python3 - "$LOGS/bench-1.json" "$LOGS/bench-2.json" "$LOGS/memcpy.json" <<'PY' | tee -a "$SUMMARY"
+import json, sys
+try:
+    a, b, m = (json.load(open(p)) for p in sys.argv[1:4])
+except Exception as e:
+    print("bench: missing result:", e); sys.exit(0)
+e = a["empty_cold"]
+print(f"timer floor: empty kernel cold median {e['median_us']:.2f} us (p10 {e['p10_us']:.2f}, p90 {e['p90_us']:.2f}; "
+      f"target <= 3 us: {'PASS' if e['median_us'] <= 3 else 'FAIL'}); warm {a['empty_warm']['median_us']:.2f} us; "
+      f"naive events {a['empty_naive_events']['median_us']:.2f} us; graph {a['empty_graph_per_launch']['median_us']:.2f} us/launch; "
+      f"traced {a['empty_cold_traced']['median_us']:.2f} us")
+for k in ("copy_256MiB_cold", "spin_300k_cycles"):
+    x, y = a[k]["median_us"], b[k]["median_us"]
+    d = abs(x - y) / min(x, y) * 100
+    print(f"stability {k}: run 1 {x:.2f} us, run 2 {y:.2f} us, diff {d:.2f}% (target <= 1%: {'PASS' if d <= 1 else 'FAIL'}); "
+          f"SM clock median {a[k].get('sm_mhz',{}).get('median',0):.0f} MHz, samples under 0.9x: {a[k].get('sm_mhz',{}).get('under_0.9_median','?')}")
+doc = a.get("doctor", {})
+c = doc.get("copy_gbps", 0)
+d = abs(c - m["median_gbps"]) / m["median_gbps"] * 100 if c else 999
+print(f"copy ceiling: kjudge doctor {c:.0f} GB/s ({doc.get('details',{}).get('copy_gbps_source','?')}), "
+      f"independent cudaMemcpy {m['median_gbps']:.0f} GB/s, diff {d:.2f}% (target <= 5%: {'PASS' if d <= 5 else 'FAIL'})")
+print(f"matmul ceilings: fp32 {doc.get('fp32_gflops',0)/1e3:.1f} TFLOP/s, tf32 {doc.get('tf32_gflops',0)/1e3:.1f}, "
+      f"bf16 {doc.get('bf16_gflops',0)/1e3:.1f}")
+PY
+fi
+
+if want faults; then
+  C=tests/gpu/candidates
+  honest=examples/softmax/fast.cu
+  while read -r name problem cand expect flags; do
+    r=$(judge "fault-$name" "$problem" "$cand" $flags)
+    st=${r%% *}
+    ok=FAIL; [[ " ${expect//|/ } " == *" $st "* ]] && ok=PASS
+    after=$(judge "after-$name" softmax "$honest" --no-timing)
+    ok2=FAIL; [[ ${after%% *} == ok_* ]] && ok2=PASS
+    note "fault $name: $r (expected ${expect//|/ or }: $ok); next honest candidate: ${after%% *} ($ok2)"
+  done <<EOF
+illegal_address softmax $C/illegal_address_softmax.cu runtime_error|crash --no-timing
+hang softmax $C/hang_softmax.cu timeout --no-timing --call-timeout 5
+oob_write softmax $C/oob_write_softmax.cu hack --no-timing
+modifies_input softmax $C/modifies_input_softmax.cu hack --no-timing
+sync_alloc softmax $C/sync_alloc_softmax.cu ok_not_faster|ok_faster --budget 2
+second_stream rmsnorm examples/rmsnorm/cheat_second_stream.cu hack|wrong_result --budget 2
+EOF
+fi
+
+if want aa; then
+  for p in "${problems[@]}"; do
+    judge "aa-$p" "$p" "problems/$p/reference.cu" >/dev/null
+    python3 - "$LOGS/aa-$p.json" "$p" <<'PY' 2>&1 | tee -a "$SUMMARY"
+import json, sys
+try:
+    d = json.load(open(sys.argv[1]))
+except Exception as e:
+    print(f"A/A {sys.argv[2]}: no result ({e})"); sys.exit(0)
+s = d.get("speedup") or {}
+r = (s.get("per_baseline") or {}).get("reference") or {}
+med, ci = r.get("median"), r.get("ci95") or [None, None]
+ok = med is not None and 0.99 <= med <= 1.01 and ci[0] <= 1 <= ci[1]
+t = d.get("timing") or {}
+cases = "; ".join(f"{c['id']} {c['candidate']['median_s']*1e6:.1f} us" for c in t.get("cases", []))
+msg = f"A/A {d['problem']['name']}: verdict {d['verdict']['status']}, ratio {med}, CI {ci}, rounds {t.get('rounds')}, " \
+      f"ttv {d.get('time_to_verdict_s', 0):.1f} s [{cases}]: {'PASS' if ok else 'FAIL'}"
+if not ok:
+    msg += "  reasons: " + "; ".join(d["verdict"].get("reasons", [])[:2])
+print(msg)
+PY
+  done
+fi
+
+if want demo; then
+  for f in examples/*/*.cu; do
+    p=$(basename "$(dirname "$f")")
+    n=$(basename "$f" .cu)
+    r=$(judge "demo-$p-$n" "$p" "$f" --budget 3)
+    extra=$(jq_py "$LOGS/demo-$p-$n.json" 's=d.get("speedup") or {}; print("speedup %.3f [%.3f, %.3f] vs %s" % (s["median"], s["ci95"][0], s["ci95"][1], s.get("baseline")) if s else "")' 2>/dev/null)
+    note "demo $p/$n: $r $extra"
+  done
+fi
+
+if want ttv; then
+  for p in softmax layernorm rmsnorm; do
+    cache=$(mktemp -d)
+    KJUDGE_CACHE=$cache judge "ttv-$p" "$p" "examples/$p/fast.cu" >/dev/null
+    note "time to verdict (cold cache, nvcc included) $p/fast.cu: $(jq_py "$LOGS/ttv-$p.json" 'print(round(d["time_to_verdict_s"],1), "s, build", round((d.get("build") or {}).get("seconds",0),1), "s,", d["verdict"]["status"])' 2>&1)"
+    rm -rf "$cache"
+  done
+fi
+
+python3 - "$LOGS" >"$OUT/results.json" <<'PY'
+import glob, json, os, sys
+out = {}
+for p in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
+    name = os.path.basename(p)[:-5]
+    if name.startswith(("bench-", "gpu-tests")): continue
+    try:
+        d = json.load(open(p))
+    except Exception:
+        continue
+    if "verdict" in d:
+        d = {k: d.get(k) for k in ("problem", "candidate", "verdict", "speedup", "timing", "memory", "build", "env",
+                                    "time_to_verdict_s", "ceilings")}
+    out[name] = d
+json.dump(out, sys.stdout, indent=1)
+PY
+tar -czf "$OUT/logs.tar.gz" -C "$LOGS" . 2>/dev/null
+echo
+echo "==== gpu-check summary ===="
+grep -vE '^(==|name,|NVIDIA|Cuda|Build)' "$SUMMARY" | tail -60

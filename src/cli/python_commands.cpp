@@ -1,0 +1,272 @@
+#include "cli/python_commands.hpp"
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+#include "core/hash.hpp"
+#include "core/subprocess.hpp"
+#include "judge/python_parties.hpp"
+
+namespace kjudge::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+struct import_flags {
+  std::string path;
+  std::string out;
+  std::string prefix;
+  int seed = 42;
+  bool shape_scale = false;
+  double timeout = 300;
+};
+
+CLI::App* g_import = nullptr;
+CLI::App* g_kernelbench = nullptr;
+CLI::App* g_gpumode = nullptr;
+import_flags g_flags;
+
+std::string toml_string(const std::string& s) {
+  std::string r = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') r += '\\';
+    if (c == '\n') {
+      r += "\\n";
+      continue;
+    }
+    if (static_cast<unsigned char>(c) < 0x20) continue;
+    r += c;
+  }
+  return r + "\"";
+}
+
+std::string shape_toml(const json& shape) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i].get<long long>());
+  return s + "]";
+}
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  ::gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// Runs the glue's inspector in kjudge-worker-py (a separate process: the controller never runs
+// problem code). Returns {"ok": true, "result"} or {"ok": false, "error"}.
+json inspect(const python_setup& ps, const json& request, double timeout) {
+  command_options co;
+  co.timeout_seconds = timeout;
+  const command_result r = run_command({ps.worker.string(), "--inspect", ps.python.string(), request.dump()}, co);
+  if (r.timed_out) return json{{"ok", false}, {"error", "inspecting it took longer than " + std::to_string(int(timeout)) + " s"}};
+  // The answer is the last line that parses as JSON (the file may print on its own).
+  std::istringstream in(r.output);
+  std::string line;
+  json answer;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] != '{') continue;
+    auto j = json::parse(line, nullptr, false);
+    if (!j.is_discarded() && j.contains("ok")) answer = j;
+  }
+  if (answer.is_null()) {
+    std::string tail = r.output.size() > 1500 ? r.output.substr(r.output.size() - 1500) : r.output;
+    return json{{"ok", false},
+                {"error", "the inspector ended " + (r.signal ? "by signal " + std::to_string(r.signal)
+                                                             : "with status " + std::to_string(r.exit_status)) +
+                              " without an answer: " + tail}};
+  }
+  return answer;
+}
+
+std::string name_part(std::string s) {
+  for (auto& c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.') c = '_';
+  return s;
+}
+
+// Writes the problem directory of one inspected KernelBench file; returns its path.
+fs::path write_kernelbench_problem(const fs::path& file, const std::string& rel_name, const json& res,
+                                   const fs::path& out_root, int seed) {
+  const fs::path dir = out_root / rel_name;
+  fs::create_directories(dir);
+  fs::copy_file(file, dir / "model.py", fs::copy_options::overwrite_existing);
+  std::string variant = "f32";
+  for (const auto& t : res["inputs"])
+    if (t["dtype"] == "f32" || t["dtype"] == "f16" || t["dtype"] == "bf16" || t["dtype"] == "f64") {
+      variant = t["dtype"];
+      break;
+    }
+  // Minimum traffic: every input read once, every output written once.
+  long long elems_t = 0, bytes_fixed = 0, max_elems = 1;
+  auto account = [&](const json& t) {
+    long long n = 1;
+    for (const auto& d : t["shape"]) n *= d.get<long long>();
+    max_elems = std::max(max_elems, n);
+    if (t["dtype"] == variant) elems_t += n;
+    else {
+      static const std::map<std::string, int> sz{{"f32", 4}, {"f64", 8}, {"f16", 2}, {"bf16", 2}, {"i32", 4},
+                                                 {"i64", 8}, {"u8", 1}, {"bool", 1}};
+      bytes_fixed += n * sz.at(t["dtype"].get<std::string>());
+    }
+  };
+  for (const auto& t : res["inputs"]) account(t);
+  for (const auto& t : res["outputs"]) account(t);
+  std::string dist = "normal";
+  for (const auto& t : res["inputs"])
+    if (t["dtype"] == variant && t["distribution"].is_string()) {
+      dist = t["distribution"];
+      break;
+    }
+  const std::string pname = name_part(rel_name);  // "kb.level1.19_ReLU" from "kb/level1/19_ReLU"
+  std::string flat = rel_name;
+  std::replace(flat.begin(), flat.end(), '/', '.');
+  std::ostringstream t;
+  t << "# Imported by `kjudge import kernelbench` from " << fs::absolute(file).string() << " on " << utc_now() << ".\n"
+    << "# Re-import rather than edit. model.py is a copy of that file; kjudge-import.json says how it is run.\n"
+    << "name = " << toml_string(name_part(flat)) << "\n"
+    << "description = " << toml_string("KernelBench " + rel_name.substr(rel_name.find('/') + 1) +
+                                       (res.value("doc", "").empty() ? "" : ": " + res["doc"].get<std::string>().substr(0, res["doc"].get<std::string>().find('\n'))))
+    << "\n"
+    << "dtypes = [" << toml_string(variant) << "]\n";
+  if (res.value("uses_matmul", false))
+    t << "# Matrix products or convolutions: f32 candidates may use TF32, as torch does with TF32 on.\n"
+      << "tf32_allowed = true\n";
+  t << "\n[signature]\ninputs = [\n";
+  for (const auto& in : res["inputs"]) {
+    t << "  { name = " << toml_string(in["name"]) << ", shape = " << shape_toml(in["shape"]);
+    if (in["dtype"] != variant) t << ", dtype = " << toml_string(in["dtype"]);
+    // Integer inputs (indices, labels) keep values every draw makes valid: U[0,1) rounds to 0.
+    if (in["dtype"] == "i32" || in["dtype"] == "i64" || in["dtype"] == "u8" || in["dtype"] == "bool")
+      t << ", distribution = \"uniform\"";
+    t << " },\n";
+  }
+  t << "]\noutputs = [\n";
+  for (const auto& o : res["outputs"]) {
+    t << "  { name = " << toml_string(o["name"]) << ", shape = " << shape_toml(o["shape"]);
+    if (o["dtype"] != variant) t << ", dtype = " << toml_string(o["dtype"]);
+    t << " },\n";
+  }
+  t << "]\n";
+  if (!res["scalars"].empty()) {
+    t << "scalars = [";
+    bool first = true;
+    for (const auto& s : res["scalars"]) {
+      t << (first ? "" : ", ") << "{ name = " << toml_string(s["name"]) << ", value = " << s["value"].dump() << " }";
+      first = false;
+    }
+    t << "]\n";
+  }
+  t << "\n[cost]\nbytes = \"" << elems_t << " * elem" << (bytes_fixed ? " + " + std::to_string(bytes_fixed) : "") << "\"\n";
+  t << "\n[references]\npy = \"model.py\"\n";
+  t << "\n[[public]]\ndistribution = " << toml_string(dist) << "\n";
+  for (const char* dev : {"cpu", "cuda"}) t << "\n[[bench." << dev << "]]\ndistribution = " << toml_string(dist) << "\n";
+  // Hidden cases: fresh seeds and distribution transforms (signed normal instead of uniform,
+  // x1e3, x1e-3, offsets, heavy tails); a case whose reference is not finite is redrawn.
+  for (const char* dev : {"cpu", "cuda"})
+    t << "\n[hidden." << dev << "]\ncount = 7\nmax_elements = " << max_elems
+      << "\ndistributions = [\"normal\", \"uniform\", \"large\", \"small\", \"offset\", \"heavy\", \"wide\"]\n";
+  std::ofstream(dir / "problem.toml") << t.str();
+  json sidecar{{"format", "kernelbench"},
+               {"file", "model.py"},
+               {"entry", "Model"},
+               {"candidate_entry", "ModelNew"},
+               {"seed", seed},
+               {"init_inputs", res["init_inputs"]},
+               {"args", res["args"]},
+               {"source", {{"path", fs::absolute(file).string()}, {"sha256", sha256_hex(read_file(file))},
+                           {"imported_at", utc_now()}, {"constants", res["constants"]},
+                           {"parameters", res["parameters"]}}}};
+  std::ofstream(dir / "kjudge-import.json") << sidecar.dump(2) << "\n";
+  (void)pname;
+  return dir;
+}
+
+int cmd_import_kernelbench(const import_flags& f) {
+  const python_setup ps = find_python_setup();
+  if (!ps.unavailable.empty()) throw usage_error("kjudge import needs Python: " + ps.unavailable);
+  const fs::path in(f.path);
+  std::error_code ec;
+  std::vector<fs::path> files;
+  if (fs::is_directory(in, ec)) {
+    for (const auto& e : fs::directory_iterator(in))
+      if (e.path().extension() == ".py") files.push_back(e.path());
+    std::sort(files.begin(), files.end(), [](const fs::path& a, const fs::path& b) {
+      // KernelBench numbers its files: 2_x before 10_x.
+      const auto na = std::atoi(a.filename().c_str()), nb = std::atoi(b.filename().c_str());
+      return na != nb ? na < nb : a < b;
+    });
+    if (files.empty()) throw usage_error(in.string() + ": no .py files");
+  } else if (fs::is_regular_file(in, ec)) {
+    files.push_back(in);
+  } else {
+    throw usage_error(in.string() + ": no such file or directory");
+  }
+  const fs::path out_root = f.out.empty() ? imported_problems_root() : fs::path(f.out);
+  const std::string level = fs::is_directory(in, ec) ? fs::absolute(in).lexically_normal().filename().string()
+                                                      : fs::absolute(in).parent_path().filename().string();
+  const std::string prefix = f.prefix.empty() ? "kb/" + name_part(level) : f.prefix;
+  int ok = 0, failed = 0;
+  for (const auto& file : files) {
+    const std::string rel = prefix + "/" + name_part(file.stem().string());
+    const json answer = inspect(ps, json{{"kind", "kernelbench"}, {"file", fs::absolute(file).string()}, {"seed", f.seed}}, f.timeout);
+    if (!answer.value("ok", false)) {
+      ++failed;
+      std::fprintf(stderr, "kjudge import: %s: %s\n", file.string().c_str(), answer.value("error", "?").c_str());
+      continue;
+    }
+    const fs::path dir = write_kernelbench_problem(file, rel, answer["result"], out_root, f.seed);
+    ++ok;
+    std::string shapes;
+    for (const auto& t : answer["result"]["inputs"]) shapes += (shapes.empty() ? "" : ", ") + t["name"].get<std::string>() + shape_toml(t["shape"]);
+    std::printf("imported %-40s %s  (%s)\n", rel.c_str(), dir.string().c_str(), shapes.c_str());
+  }
+  std::printf("%zu file(s): %d imported, %d failed%s\n", files.size(), ok, failed,
+              ok ? ("; judge with: kjudge eval " + prefix + "/<name> MODELNEW.py" + (f.out.empty() ? "" : " (or the directory)")).c_str() : "");
+  return failed == 0 ? 0 : 2;
+}
+
+}  // namespace
+
+void add_python_commands(CLI::App& app) {
+  g_import = app.add_subcommand("import", "turn problems of other benchmarks into kjudge problems (KernelBench, GPU MODE)");
+  g_import->require_subcommand(1);
+  g_kernelbench = g_import->add_subcommand("kernelbench", "import KernelBench problem files (Model, get_inputs, get_init_inputs)");
+  g_kernelbench->add_option("PATH", g_flags.path, "a KernelBench problem file, or a directory of them (a level)")->required();
+  g_kernelbench->add_option("--out", g_flags.out, "root for the generated problem directories (default: the store's data directory)");
+  g_kernelbench->add_option("--prefix", g_flags.prefix, "problem name prefix (default kb/<directory name>, e.g. kb/level1)");
+  g_kernelbench->add_option("--seed", g_flags.seed, "seed of the weights' initialisation (the same for reference and candidates)");
+  g_kernelbench->add_option("--timeout", g_flags.timeout, "seconds allowed to inspect one file");
+  g_gpumode = g_import->add_subcommand("gpumode", "import a GPU MODE problem directory (task.yml, reference.py)");
+  g_gpumode->add_option("DIR", g_flags.path, "the problem directory")->required();
+  g_gpumode->add_option("--out", g_flags.out, "root for the generated problem directory (default: the store's data directory)");
+}
+
+bool run_python_command_if_selected(int& status) {
+  if (g_import == nullptr || !g_import->parsed()) return false;
+  if (g_kernelbench->parsed()) {
+    status = cmd_import_kernelbench(g_flags);
+    return true;
+  }
+  if (g_gpumode->parsed()) {
+    throw usage_error("kjudge import gpumode: not available in this build");
+  }
+  status = 2;
+  return true;
+}
+
+}  // namespace kjudge::cli

@@ -1,0 +1,165 @@
+// The judge's own kernels: the blocking kernel and the clock probes of the timer, poison fills,
+// the fp64 widening of reference inputs, and the copy of the bandwidth ceiling.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include "cuda/detail/kernels.hpp"
+
+namespace kjudge::cuda::detail {
+
+namespace {
+
+__device__ __forceinline__ unsigned long long global_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+__device__ __forceinline__ unsigned int sm_id() {
+  unsigned int id;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+  return id;
+}
+
+constexpr int threads = 256;
+
+int blocks_for(std::size_t n, int per_thread = 1) {
+  const std::size_t b = (n + static_cast<std::size_t>(threads) * per_thread - 1) / (static_cast<std::size_t>(threads) * per_thread);
+  // Grid-stride loops cover the rest; 65535 * 8 blocks keep every SM busy on any GPU.
+  return static_cast<int>(b < 1 ? 1 : (b > 65535u * 8u ? 65535u * 8u : b));
+}
+
+}  // namespace
+
+__global__ void kj_hold_stream(const volatile int* release, int* outcome, unsigned long long timeout_ns) {
+  const unsigned long long t0 = global_ns();
+  for (;;) {
+    if (*release != 0) {
+      *outcome = hold_released;
+      return;
+    }
+    if (global_ns() - t0 > timeout_ns) {
+      *outcome = hold_timed_out;
+      return;
+    }
+    // Each read of the mapped flag crosses the bus; polling every ~0.5 us is plenty.
+    __nanosleep(500);
+  }
+}
+
+__global__ void kj_clock_probe(clock_sample* out, unsigned int tag) {
+  if (threadIdx.x != 0) return;
+  // The two clocks read back to back: cycles / ns between two probes on one SM is its clock.
+  const unsigned long long c = clock64();
+  const unsigned long long t = global_ns();
+  const unsigned int sm = sm_id();
+  if (sm < static_cast<unsigned int>(max_sm_slots)) {
+    out[sm].cycles = c;
+    out[sm].ns = t;
+    out[sm].tag = tag;
+  }
+}
+
+template <class T>
+__global__ void kj_fill(T* p, std::size_t n, T v) {
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+    p[i] = v;
+}
+
+template <class T>
+__device__ __forceinline__ double widen(T v) {
+  return static_cast<double>(v);
+}
+template <>
+__device__ __forceinline__ double widen(__nv_bfloat16 v) {
+  return static_cast<double>(__bfloat162float(v));
+}
+template <>
+__device__ __forceinline__ double widen(__half v) {
+  return static_cast<double>(__half2float(v));
+}
+
+template <class T>
+__global__ void kj_widen(const T* src, double* dst, std::size_t n) {
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+    dst[i] = widen(src[i]);
+}
+
+__global__ void kj_copy16(const uint4* __restrict__ src, uint4* __restrict__ dst, std::size_t n) {
+  // Four independent 16-byte loads in flight per thread before the stores.
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+  for (; i + 3 * stride < n; i += 4 * stride) {
+    const uint4 a = src[i], b = src[i + stride], c = src[i + 2 * stride], d = src[i + 3 * stride];
+    dst[i] = a;
+    dst[i + stride] = b;
+    dst[i + 2 * stride] = c;
+    dst[i + 3 * stride] = d;
+  }
+  for (; i < n; i += stride) dst[i] = src[i];
+}
+
+__global__ void kj_empty() {}
+
+__global__ void kj_spin_cycles(unsigned long long cycles) {
+  const unsigned long long t0 = clock64();
+  while (clock64() - t0 < cycles) {
+  }
+}
+
+cudaError_t launch_hold_stream(const volatile int* release, int* outcome, unsigned long long timeout_ns,
+                               cudaStream_t s) {
+  kj_hold_stream<<<1, 1, 0, s>>>(release, outcome, timeout_ns);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_clock_probe(clock_sample* out, unsigned int tag, int blocks, cudaStream_t s) {
+  kj_clock_probe<<<blocks, 32, 0, s>>>(out, tag);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_fill_pattern(void* p, std::size_t numel, int elem_bytes, std::uint64_t pattern, cudaStream_t s) {
+  if (numel == 0) return cudaSuccess;
+  switch (elem_bytes) {
+    case 1: kj_fill<<<blocks_for(numel), threads, 0, s>>>(static_cast<std::uint8_t*>(p), numel, static_cast<std::uint8_t>(pattern)); break;
+    case 2: kj_fill<<<blocks_for(numel), threads, 0, s>>>(static_cast<std::uint16_t*>(p), numel, static_cast<std::uint16_t>(pattern)); break;
+    case 4: kj_fill<<<blocks_for(numel), threads, 0, s>>>(static_cast<std::uint32_t*>(p), numel, static_cast<std::uint32_t>(pattern)); break;
+    case 8: kj_fill<<<blocks_for(numel), threads, 0, s>>>(static_cast<std::uint64_t*>(p), numel, pattern); break;
+    default: return cudaErrorInvalidValue;
+  }
+  return cudaGetLastError();
+}
+
+cudaError_t launch_widen_to_f64(const void* src, widen_src t, double* dst, std::size_t n, cudaStream_t s) {
+  if (n == 0) return cudaSuccess;
+  const int b = blocks_for(n);
+  switch (t) {
+    case widen_src::f32: kj_widen<<<b, threads, 0, s>>>(static_cast<const float*>(src), dst, n); break;
+    case widen_src::f16: kj_widen<<<b, threads, 0, s>>>(static_cast<const __half*>(src), dst, n); break;
+    case widen_src::bf16: kj_widen<<<b, threads, 0, s>>>(static_cast<const __nv_bfloat16*>(src), dst, n); break;
+    case widen_src::i32: kj_widen<<<b, threads, 0, s>>>(static_cast<const std::int32_t*>(src), dst, n); break;
+    case widen_src::i64: kj_widen<<<b, threads, 0, s>>>(static_cast<const long long*>(src), dst, n); break;
+    case widen_src::u8: kj_widen<<<b, threads, 0, s>>>(static_cast<const std::uint8_t*>(src), dst, n); break;
+    case widen_src::boolean: kj_widen<<<b, threads, 0, s>>>(static_cast<const std::uint8_t*>(src), dst, n); break;
+  }
+  return cudaGetLastError();
+}
+
+cudaError_t launch_copy16(const void* src, void* dst, std::size_t bytes, int blocks, cudaStream_t s) {
+  kj_copy16<<<blocks, threads, 0, s>>>(static_cast<const uint4*>(src), static_cast<uint4*>(dst), bytes / 16);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_empty(cudaStream_t s) {
+  kj_empty<<<1, 32, 0, s>>>();
+  return cudaGetLastError();
+}
+
+cudaError_t launch_spin_cycles(unsigned long long cycles, int blocks, cudaStream_t s) {
+  kj_spin_cycles<<<blocks, 32, 0, s>>>(cycles);
+  return cudaGetLastError();
+}
+
+}  // namespace kjudge::cuda::detail

@@ -1,0 +1,48 @@
+#include "guards/probes.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+#include "planner/distributions.hpp"
+
+namespace kjudge {
+
+std::vector<std::size_t> perturbed_indices(std::uint64_t perturb, int input_index, std::size_t numel) {
+  std::vector<std::size_t> idx;
+  if (perturb == 0 || numel == 0) return idx;
+  const std::size_t k = std::min(perturbed_elements, numel);
+  const std::uint64_t key = mix_seed(perturb, static_cast<std::uint64_t>(input_index) + 1);
+  for (std::size_t j = 0; idx.size() < k && j < 4 * k; ++j) {
+    const std::size_t i = static_cast<std::size_t>(mix_seed(key, j) % numel);
+    if (std::find(idx.begin(), idx.end(), i) == idx.end()) idx.push_back(i);
+  }
+  return idx;
+}
+
+void apply_perturbation(host_tensor& t, std::uint64_t perturb, int input_index) {
+  for (const std::size_t i : perturbed_indices(perturb, input_index, t.numel())) {
+    const double v = t.get(i);
+    if (!std::isfinite(v)) continue;
+    t.set(i, v + 1.0 + std::fabs(v));
+  }
+}
+
+std::optional<input_write_report> parse_input_write(const std::string& log) {
+  const auto at = log.rfind(input_write_marker);
+  if (at == std::string::npos) return std::nullopt;
+  const auto b0 = at + input_write_marker.size();
+  const auto b1 = log.find('\'', b0);
+  if (b1 == std::string::npos) return std::nullopt;
+  input_write_report r;
+  r.buffer = log.substr(b0, b1 - b0);
+  const auto r0 = log.find("region=", b1);
+  const auto o0 = log.find("offset=", b1);
+  if (r0 == std::string::npos || o0 == std::string::npos) return std::nullopt;
+  r.region = log.substr(r0 + 7, log.find(' ', r0) - (r0 + 7));
+  if (r.region != "data" && r.region != "guard_before" && r.region != "guard_after") return std::nullopt;
+  r.offset = std::strtoull(log.c_str() + o0 + 7, nullptr, 10);
+  return r;
+}
+
+}  // namespace kjudge

@@ -1,0 +1,44 @@
+// Behavioural probes of the anti-cheat rules that need the worker's cooperation (DESIGN.md §5):
+// the perturbation of a call's inputs for the stale-output probe, and digests of exported bytes.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/tensor.hpp"
+
+namespace kjudge {
+
+// Elements changed per input tensor by a perturbed call.
+inline constexpr std::size_t perturbed_elements = 8;
+
+// The flat indices a perturbed call changes in input `input_index` of `numel` elements: a pure
+// function of (perturb, input_index, numel), so the candidate's worker and the reference's worker
+// change the same elements. Empty when perturb == 0.
+std::vector<std::size_t> perturbed_indices(std::uint64_t perturb, int input_index, std::size_t numel);
+
+// Changes those elements of `t` in place: v -> v + 1 + |v| (rounded to t's dtype), which differs
+// from v for every finite v and keeps the value finite and of the distribution's sign class for
+// positive data. The stale-output probe runs a call whose inputs equal the previous call's except
+// for these few elements: a candidate that returns an earlier call's result (cached by pointer,
+// by shape, or by a hash of a sample of the input) is caught, while an honest one cannot tell.
+void apply_perturbation(host_tensor& t, std::uint64_t perturb, int input_index);
+
+// The line a cpu worker writes to its log when the candidate writes to a read-only input mapping
+// (worker/cpu_backend.cpp), before it dies of SIGSEGV:
+//   kjudge-worker: input_write buffer='input x' region=data|guard_before|guard_after offset=N
+inline constexpr std::string_view input_write_marker = "kjudge-worker: input_write buffer='";
+struct input_write_report {
+  std::string buffer;  // "input x"
+  std::string region;  // data | guard_before | guard_after
+  std::size_t offset = 0;  // bytes from the data's start (data) or from the data's edge (guards)
+};
+// The last such line in a worker's log tail, if any. The log is the candidate's to write too; a
+// forged line can only earn its writer a hack verdict.
+std::optional<input_write_report> parse_input_write(const std::string& log);
+
+}  // namespace kjudge

@@ -1,0 +1,247 @@
+#include "judge/python_parties.hpp"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include "builder/builder.hpp"
+#include "core/error.hpp"
+#include "protocol/messages.hpp"
+#include "core/hash.hpp"
+#include "store/store.hpp"
+
+namespace kjudge {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string env_or_empty(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr ? std::string(v) : std::string();
+}
+
+fs::path self_dir() {
+  std::error_code ec;
+  const auto self = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::current_path() : self.parent_path();
+}
+
+std::string dtype_of(const tensor_spec& t, dtype variant) {
+  return t.dtype == "T" ? std::string(dtype_name(variant)) : t.dtype;
+}
+
+// Intra-op threads of torch in a Python party. On cpu one, unless KJUDGE_TORCH_THREADS or
+// OMP_NUM_THREADS says otherwise: the cpu backend times one call at a time next to the judge's
+// other workers, a C++ candidate runs on one thread unless it starts its own, and torch's pool on
+// a shared two-core machine measured 12 ms for a 512x1024 softmax that takes 0.38 ms on one
+// thread. On cuda torch's default (host threads barely matter there). 0: torch's default.
+int torch_threads(const std::string& device) {
+  if (auto t = env_or_empty("KJUDGE_TORCH_THREADS"); !t.empty()) return std::max(0, std::atoi(t.c_str()));
+  if (auto t = env_or_empty("OMP_NUM_THREADS"); !t.empty()) return std::max(0, std::atoi(t.c_str()));
+  return device == "cpu" ? 1 : 0;
+}
+
+}  // namespace
+
+python_setup find_python_setup() {
+  python_setup s;
+  std::error_code ec;
+  if (auto w = env_or_empty("KJUDGE_WORKER_PY"); !w.empty()) s.worker = w;
+  else s.worker = self_dir() / "kjudge-worker-py";
+  std::vector<fs::path> candidates;
+  if (auto p = env_or_empty("KJUDGE_PYTHON"); !p.empty()) candidates.emplace_back(p);
+  if (auto v = env_or_empty("KJUDGE_VENV"); !v.empty()) candidates.push_back(fs::path(v) / "bin" / "python3");
+  if (auto h = env_or_empty("HOME"); !h.empty()) candidates.push_back(fs::path(h) / ".cache" / "kjudge" / "venv" / "bin" / "python3");
+#ifdef KJUDGE_PYTHON_DEFAULT
+  candidates.emplace_back(KJUDGE_PYTHON_DEFAULT);
+#endif
+  for (const auto& c : candidates)
+    if (fs::exists(c, ec)) {
+      s.python = c;
+      break;
+    }
+  if (!fs::exists(s.worker, ec))
+    s.unavailable = "kjudge-worker-py was not built (no Python embedding files when kjudge was configured)";
+  else if (s.python.empty())
+    s.unavailable = "no python3 with torch: run scripts/install-torch.sh or set KJUDGE_PYTHON";
+  return s;
+}
+
+bool is_python_candidate(const fs::path& candidate) { return candidate.extension() == ".py"; }
+
+python_problem python_problem_of(const problem_spec& p) {
+  python_problem pp;
+  const fs::path sidecar = p.dir / "kjudge-import.json";
+  std::error_code ec;
+  if (fs::exists(sidecar, ec)) {
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(read_file(sidecar));
+      pp.format = j.at("format").get<std::string>();
+      pp.file = p.dir / j.at("file").get<std::string>();
+      pp.entry = j.value("entry", "Model");
+      pp.candidate_entry = j.value("candidate_entry", "ModelNew");
+      pp.init_inputs = j.value("init_inputs", nlohmann::json::array());
+      pp.seed = j.value("seed", 42);
+      pp.args = j.value("args", nlohmann::json());
+      pp.source = j.value("source", nlohmann::json());
+    } catch (const nlohmann::json::exception& e) {
+      throw usage_error(sidecar.string() + ": malformed import description: " + e.what());
+    }
+    if (!fs::exists(pp.file, ec)) throw usage_error(sidecar.string() + ": " + pp.file.string() + " is missing");
+    return pp;
+  }
+  if (p.reference_py) {
+    pp.format = "suite";
+    pp.file = *p.reference_py;
+    pp.entry = "reference";
+    pp.candidate_entry = "kernel|ModelNew";
+  }
+  return pp;
+}
+
+const std::vector<std::string>& torch_baseline_kinds() {
+  static const std::vector<std::string> k{"torch:eager", "torch:compile:default",
+                                          "torch:compile:max-autotune-no-cudagraphs", "torch:compile:max-autotune"};
+  return k;
+}
+
+std::vector<std::string> default_torch_baselines(const std::string& device) {
+  // KJUDGE_TORCH_BASELINES="torch:eager,torch:compile:default" (or "none") chooses for scripts and
+  // tests; --torch on the command line, where given, takes precedence (eval_options).
+  if (auto e = env_or_empty("KJUDGE_TORCH_BASELINES"); !e.empty()) {
+    std::vector<std::string> kinds;
+    std::size_t start = 0;
+    while (start <= e.size()) {
+      const auto comma = e.find(',', start);
+      const std::string k = e.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      if (!k.empty()) {
+        if (k != "none") (void)torch_compile_mode(k);  // validates
+        kinds.push_back(k);
+      }
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+    return kinds;
+  }
+  if (device == "cuda") return torch_baseline_kinds();
+  return {"torch:eager", "torch:compile:default", "torch:compile:max-autotune-no-cudagraphs"};
+}
+
+std::optional<std::string> torch_compile_mode(const std::string& kind) {
+  if (kind == "torch:eager") return std::nullopt;
+  const std::string pre = "torch:compile:";
+  const auto& kinds = torch_baseline_kinds();
+  if (kind.rfind(pre, 0) == 0 && std::find(kinds.begin(), kinds.end(), kind) != kinds.end())
+    return kind.substr(pre.size());
+  std::string known;
+  for (const auto& k : kinds) known += (known.empty() ? "" : ", ") + k;
+  throw usage_error("unknown torch baseline '" + kind + "': expected one of " + known);
+}
+
+nlohmann::json python_party(const problem_spec& p, const python_problem& pp, const std::string& role,
+                            const fs::path& file, const std::string& kind, const std::string& entry,
+                            const std::optional<std::string>& compile, bool tf32, const std::string& device,
+                            dtype variant, const python_setup& setup) {
+  nlohmann::json in = nlohmann::json::array(), out = nlohmann::json::array(), kwargs = nlohmann::json::array();
+  for (const auto& t : p.inputs) in.push_back({{"name", t.name}, {"dtype", dtype_of(t, variant)}});
+  for (const auto& t : p.outputs) out.push_back({{"name", t.name}, {"dtype", dtype_of(t, variant)}});
+  nlohmann::json args = pp.args;
+  if (args.is_null()) {
+    // Suite form: tensors positionally in the signature's order, scalars by name.
+    args = nlohmann::json::array();
+    for (std::size_t i = 0; i < p.inputs.size(); ++i) args.push_back({{"tensor", i}});
+    for (std::size_t j = 0; j < p.scalars.size(); ++j) kwargs.push_back({{"name", p.scalars[j].name}, {"scalar", j}});
+  }
+  return nlohmann::json{{"python", setup.python.string()},
+                        {"kind", kind},
+                        {"file", fs::absolute(file).string()},
+                        {"entry", entry},
+                        {"compile", compile ? nlohmann::json(*compile) : nlohmann::json()},
+                        {"tf32", tf32},
+                        {"device", device},
+                        {"role", role},
+                        {"inputs", in},
+                        {"outputs", out},
+                        {"args", args},
+                        {"kwargs", kwargs},
+                        {"init_inputs", pp.init_inputs},
+                        {"seed", pp.seed},
+                        {"module", role == "candidate" ? "kjudge_candidate" : "kjudge_reference"},
+                        {"threads", torch_threads(device)}};
+}
+
+void configure_python_worker(worker_options& wo, const nlohmann::json& party, const fs::path& config_dir) {
+  const python_setup s = find_python_setup();
+  if (!s.unavailable.empty()) throw usage_error("Python parties cannot run: " + s.unavailable);
+  fs::create_directories(config_dir);
+  const fs::path f = config_dir / "party.json";
+  std::ofstream o(f);
+  o << party.dump(2) << "\n";
+  if (!o) throw internal_error("cannot write " + f.string());
+  wo.executable = s.worker;
+  wo.library = f;
+  if (wo.memory_limit_bytes > 0) wo.memory_limit_bytes += python_extra_address_space;
+  // Compilers run by torch.compile write precompiled headers of torch's headers (~100s of MB).
+  wo.file_size_limit_bytes = std::max<std::size_t>(wo.file_size_limit_bytes, 2ull << 30);
+  // Importing torch, and a first torch.compile, take seconds on a busy machine.
+  wo.start_timeout_seconds = std::max(wo.start_timeout_seconds, 300.0);
+}
+
+build_result python_build_result(const fs::path& file) {
+  build_result b;
+  b.ok = true;
+  b.library = fs::absolute(file);
+  b.source_sha256 = sha256_hex(read_file(file));
+  b.compiler = "python (not compiled; run by kjudge-worker-py)";
+  b.cached = true;
+  return b;
+}
+
+nlohmann::json python_warmup(worker_process& w, const std::string& name, const std::vector<call_spec>& calls,
+                             double timeout_s) {
+  nlohmann::json per_call = nlohmann::json::array();
+  double total = 0;
+  for (const auto& c : calls) {
+    nlohmann::json seconds = nlohmann::json::array();
+    // The first call compiles for this shape; the second shows the steady cost (and that the
+    // first did not leave a recompile for later).
+    for (int k = 0; k < 2; ++k) {
+      auto r = w.request(nlohmann::json{{"type", "warm_batch"}, {"call", to_json(c)}, {"count", 1}}, timeout_s);
+      if (std::holds_alternative<worker_failure>(r)) {
+        const auto& f = std::get<worker_failure>(r);
+        throw internal_error("baseline " + name + " failed while warming up: " + f.message + "\n" + f.log_tail);
+      }
+      const auto& j = std::get<nlohmann::json>(r);
+      if (j.value("rc", 0) != 0) {
+        const auto st = python_stats(w, timeout_s);
+        throw internal_error("baseline " + name + " failed while warming up: " +
+                             (st.is_object() ? st.value("last_error", "status " + j["rc"].dump()) : "status " + j["rc"].dump()));
+      }
+      seconds.push_back(j.value("seconds_total", 0.0));
+    }
+    total += std::max(0.0, seconds[0].get<double>() - seconds[1].get<double>());
+    per_call.push_back(seconds);
+  }
+  // compile_s: what the first calls cost beyond a steady call (torch.compile's compile and
+  // autotuning; module loading and lazy initialisation for eager).
+  nlohmann::json out{{"first_calls_s", per_call}, {"compile_s", total}};
+  out["stats"] = python_stats(w, timeout_s);
+  return out;
+}
+
+nlohmann::json python_stats(worker_process& w, double timeout_s) {
+  auto r = w.request(nlohmann::json{{"type", "py_stats"}}, timeout_s);
+  if (std::holds_alternative<worker_failure>(r)) return nullptr;
+  const auto& j = std::get<nlohmann::json>(r);
+  return j.value("stats", nlohmann::json());
+}
+
+fs::path imported_problems_root() {
+  if (auto r = env_or_empty("KJUDGE_IMPORTED"); !r.empty()) return fs::path(r);
+  return default_db_path().parent_path() / "problems";
+}
+
+}  // namespace kjudge

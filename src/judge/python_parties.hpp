@@ -1,0 +1,85 @@
+// Python parties of an evaluation (docs/python.md): PyTorch baselines (eager and torch.compile
+// modes, TF32 on by default), Python references of imported problems, and Python candidates
+// (KernelBench ModelNew files, suite kernels). Each runs in its own kjudge-worker-py process;
+// the controller only writes the party's description (party.json) and talks the worker protocol.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/dtype.hpp"
+#include "pool/worker_process.hpp"
+#include "problem/spec.hpp"
+
+namespace kjudge {
+
+// Where Python parties come from: python3 whose environment has torch, and kjudge-worker-py.
+// python: $KJUDGE_PYTHON, else $KJUDGE_VENV/bin/python3, else ~/.cache/kjudge/venv/bin/python3
+// (scripts/install-torch.sh), else the interpreter kjudge-worker-py was built against.
+struct python_setup {
+  std::filesystem::path python;
+  std::filesystem::path worker;
+  std::string unavailable;  // why Python parties cannot run here; empty when they can
+};
+python_setup find_python_setup();
+
+// How a problem is expressed in Python: the suite's reference.py (function `reference`), or an
+// imported problem's module (kjudge-import.json beside problem.toml).
+struct python_problem {
+  std::string format;                 // "suite" | "kernelbench"; empty: no Python form
+  std::filesystem::path file;         // reference.py, or the imported problem's model.py
+  std::string entry;                  // "reference" | "Model"
+  std::string candidate_entry;        // "kernel|ModelNew" | "ModelNew"
+  nlohmann::json init_inputs = nlohmann::json::array();
+  int seed = 42;
+  nlohmann::json args;                // argument plan (kernelbench); null: tensors then kwargs
+  nlohmann::json source;              // where it was imported from
+};
+// Throws usage_error for a malformed kjudge-import.json.
+python_problem python_problem_of(const problem_spec& p);
+
+bool is_python_candidate(const std::filesystem::path& candidate);
+
+// torch baseline kinds: torch:eager, torch:compile:default,
+// torch:compile:max-autotune-no-cudagraphs, torch:compile:max-autotune.
+const std::vector<std::string>& torch_baseline_kinds();
+// The default set for a device. On cpu, max-autotune is max-autotune-no-cudagraphs (CUDA graphs
+// do not exist there) and is left out as a duplicate.
+std::vector<std::string> default_torch_baselines(const std::string& device);
+// "torch:compile:MODE" -> MODE; "torch:eager" -> nullopt. Throws usage_error for another name.
+std::optional<std::string> torch_compile_mode(const std::string& kind);
+
+// The description of one party (party.json).
+nlohmann::json python_party(const problem_spec& p, const python_problem& pp, const std::string& role,
+                            const std::filesystem::path& file, const std::string& kind,
+                            const std::string& entry, const std::optional<std::string>& compile, bool tf32,
+                            const std::string& device, dtype variant, const python_setup& setup);
+
+// Writes party.json into `config_dir` and points the worker options at kjudge-worker-py.
+// Python workers get `extra_memory_bytes` more address space: torch alone maps ~3 GiB.
+void configure_python_worker(worker_options& wo, const nlohmann::json& party,
+                             const std::filesystem::path& config_dir);
+inline constexpr std::size_t python_extra_address_space = 8ull << 30;
+
+// A build result for a Python file: nothing is compiled; `library` is the file.
+struct build_result;
+build_result python_build_result(const std::filesystem::path& file);
+
+struct call_spec;
+// Before timing: one untimed call of a Python baseline on each bench call, so that
+// torch.compile compiles (and autotunes) outside the timed rounds; returns what it cost per call
+// and the compile counters. Throws internal_error when the baseline fails (ours, not a verdict).
+nlohmann::json python_warmup(worker_process& w, const std::string& name, const std::vector<call_spec>& calls,
+                             double timeout_s);
+// The party's compile counters (frames compiled, graphs, graph breaks, recompiles); null when
+// the worker does not answer.
+nlohmann::json python_stats(worker_process& w, double timeout_s);
+
+// The imported problems' root: $KJUDGE_IMPORTED, else "problems" beside the store's database.
+std::filesystem::path imported_problems_root();
+
+}  // namespace kjudge

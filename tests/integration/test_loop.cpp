@@ -1,0 +1,415 @@
+// The search loop through the real kjudge binary (issue 6): autotune from a naive template to a
+// faster configuration with the trajectory stored, resume after kill -9, proposer failures,
+// a cheating proposal kept out of the beam, and the dir proposer. Judging is made cheap where the
+// figure is not the point (--hidden 4, short timing budgets) so each test stays well under 3
+// minutes on 2 cores.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/subprocess.hpp"
+#include "loop/loop_store.hpp"
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+// KJUDGE_TEST_BIN runs the tests against another build of the CLI.
+std::string kjudge_bin() {
+  if (const char* b = std::getenv("KJUDGE_TEST_BIN"); b != nullptr && *b != '\0') return b;
+  return KJUDGE_BIN;
+}
+
+const fs::path& base_dir() {
+  static const fs::path d = [] {
+    auto p = fs::temp_directory_path() / ("kjudge-loop-it-" + std::to_string(::getpid()));
+    fs::create_directories(p);
+    return p;
+  }();
+  return d;
+}
+
+fs::path db_path() { return base_dir() / "store.db"; }
+
+fs::path fresh_dir(const std::string& name) {
+  const fs::path d = base_dir() / name;
+  fs::remove_all(d);
+  return d;
+}
+
+kjudge::command_result kj(std::vector<std::string> args, double timeout_s = 170) {
+  std::vector<std::string> argv{kjudge_bin()};
+  for (auto& a : args) argv.push_back(std::move(a));
+  kjudge::command_options o;
+  o.timeout_seconds = timeout_s;
+  o.extra_env["KJUDGE_DB"] = db_path().string();
+  return kjudge::run_command(argv, o);
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void spit(const fs::path& p, const std::string& s) {
+  fs::create_directories(p.parent_path());
+  std::ofstream(p, std::ios::binary) << s;
+}
+
+std::vector<json> journal(const fs::path& workdir) {
+  std::vector<json> ev;
+  std::ifstream in(workdir / "journal.jsonl");
+  std::string line;
+  while (std::getline(in, line))
+    if (!line.empty()) ev.push_back(json::parse(line));
+  return ev;
+}
+
+json report_json(const fs::path& workdir) {
+  const fs::path out = workdir.parent_path() / (workdir.filename().string() + "-report.json");
+  const auto r = kj({"loop", "report", workdir.string(), "--json", out.string()});
+  EXPECT_EQ(r.exit_status, 0) << r.output;
+  return json::parse(slurp(out));
+}
+
+// The example template cut down to 2 x 2 configurations: the naive default (libm expf, one
+// accumulator) and the vectorisable ones. Successive halving: 4, then 2, then 1 judgements.
+fs::path small_template() {
+  std::string t = slurp(fs::path(KJUDGE_SOURCE_DIR) / "examples/templates/softmax_rowwise.cpp");
+  auto replace = [&](const std::string& from, const std::string& to) {
+    const auto pos = t.find(from);
+    EXPECT_NE(pos, std::string::npos) << from;
+    if (pos != std::string::npos) t.replace(pos, from.size(), to);
+  };
+  replace("// kj-param: LANES = 1, 4, 16", "// kj-param: LANES = 1, 16");
+  replace("// kj-param: KEEP_EXP = 0, 1", "// kj-param: KEEP_EXP = 0");
+  const fs::path p = base_dir() / "softmax_rowwise_2x2.cpp";
+  spit(p, t);
+  return p;
+}
+
+// PyTorch baselines are left out: torch.compile's first compilation alone takes minutes on 2 cores.
+std::vector<std::string> cheap_judging() {
+  return {"--hidden", "4", "--eval-budget", "0.3", "--min-rounds", "3", "--torch-baselines", "none", "-q"};
+}
+
+std::int64_t evaluations_of_run(const std::string& run_id) {
+  sqlite3* db = nullptr;
+  EXPECT_EQ(sqlite3_open_v2(db_path().c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  sqlite3_prepare_v2(db, "SELECT COUNT(*) FROM evaluations WHERE json_extract(result_json, '$.loop.run') = ?1", -1, &st, nullptr);
+  sqlite3_bind_text(st, 1, run_id.c_str(), -1, SQLITE_TRANSIENT);
+  std::int64_t n = -1;
+  if (sqlite3_step(st) == SQLITE_ROW) n = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  return n;
+}
+
+// Starts the CLI without waiting (for kill -9 and for the dir proposer).
+pid_t spawn(const std::vector<std::string>& args, const fs::path& log) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::setenv("KJUDGE_DB", db_path().c_str(), 1);
+    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0) {
+      ::dup2(fd, 1);
+      ::dup2(fd, 2);
+    }
+    std::vector<std::string> argv{kjudge_bin()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    std::vector<char*> a;
+    for (auto& s : argv) a.push_back(s.data());
+    a.push_back(nullptr);
+    ::execv(a[0], a.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+
+// Polls until `pred` holds or `timeout_s` passes.
+template <class F>
+bool wait_for(F pred, double timeout_s) {
+  const auto t0 = std::chrono::steady_clock::now();
+  while (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < timeout_s) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  return pred();
+}
+
+int count_events(const fs::path& workdir, const std::string& kind) {
+  int n = 0;
+  std::ifstream in(workdir / "journal.jsonl");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.find("\"event\":\"" + kind + "\"") != std::string::npos) ++n;
+  return n;
+}
+
+// Every proposal recorded as pending is judged exactly once; nothing else is judged.
+void expect_each_proposal_judged_once(const std::vector<json>& ev) {
+  std::map<std::string, int> judged;
+  std::set<std::string> to_judge;
+  for (const auto& e : ev) {
+    if (e["event"] == "proposed")
+      for (const auto& p : e["proposals"])
+        if (p["state"] == "pending") to_judge.insert(p["id"].get<std::string>());
+    if (e["event"] == "judged") ++judged[e["id"].get<std::string>()];
+  }
+  EXPECT_FALSE(to_judge.empty());
+  for (const auto& id : to_judge) EXPECT_EQ(judged[id], 1) << id;
+  for (const auto& [id, n] : judged) EXPECT_TRUE(to_judge.count(id)) << id << " judged without being recorded";
+}
+
+}  // namespace
+
+TEST(Loop, BadUsageExitsTwoNamingTheValue) {
+  auto r = kj({"loop", "softmax"});
+  EXPECT_EQ(r.exit_status, 2) << r.output;
+  EXPECT_NE(r.output.find("--proposer"), std::string::npos) << r.output;
+
+  const fs::path bad = base_dir() / "bad_template.cpp";
+  spit(bad, "// kj-param: BLOCK = 1\n// kj-param: 2BAD = 1, 2\nint x;\n");
+  r = kj({"loop", "softmax", "--proposer", "autotune:" + bad.string(), "--workdir", fresh_dir("bad").string()});
+  EXPECT_EQ(r.exit_status, 2) << r.output;
+  EXPECT_NE(r.output.find("bad_template.cpp:2:"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(base_dir() / "bad" / "loop.json"));
+
+  r = kj({"loop", "--resume", (base_dir() / "no-such-run").string()});
+  EXPECT_EQ(r.exit_status, 2) << r.output;
+  EXPECT_NE(r.output.find("no-such-run"), std::string::npos) << r.output;
+
+  r = kj({"loop", "no_such_problem", "--proposer", "true"});
+  EXPECT_EQ(r.exit_status, 2) << r.output;
+
+  r = kj({"loop", "softmax", "--proposer", "true", "--beam", "0"});
+  EXPECT_EQ(r.exit_status, 2) << r.output;
+  EXPECT_NE(r.output.find("--beam 0"), std::string::npos) << r.output;
+}
+
+TEST(Loop, AutotuneFromANaiveTemplateEndsAtLeastOneAndAHalfTimesFaster) {
+  const fs::path dir = fresh_dir("autotune");
+  const auto r = kj({"loop", "softmax", "--proposer", "autotune:" + small_template().string(), "--workdir", dir.string(), "--hidden",
+                     "4", "--eval-budget", "0.5", "--min-rounds", "4", "--torch-baselines", "none", "-q"});
+  ASSERT_EQ(r.exit_status, 0) << r.output;
+  const json rep = report_json(dir);
+  const json& s = rep["summary"];
+  EXPECT_EQ(s["stop_reason"], "exhausted");
+  EXPECT_EQ(s["iterations"], 3);  // rungs of 4, 2 and 1 configurations
+  EXPECT_EQ(s["judged"], 7);
+  EXPECT_EQ(s["rejected"], 0);
+  ASSERT_TRUE(s["start"].is_object());
+  ASSERT_TRUE(s["best"].is_object());
+  EXPECT_EQ(s["start"]["config"], "POLY_EXP=0 LANES=1 KEEP_EXP=0");  // the naive default comes first
+  EXPECT_EQ(s["best"]["iteration"], 3);                                // the survivor of the last rung
+  // Start vs end: the candidate's own time (geometric mean over the bench cases of its median).
+  ASSERT_TRUE(s["time_ratio"].is_number());
+  EXPECT_GE(s["time_ratio"].get<double>(), 1.5) << s.dump(2);
+  EXPECT_GT(s["best"]["median"].get<double>(), s["start"]["median"].get<double>());
+
+  // The trajectory: one row per iteration, in the journal, the store and git.
+  ASSERT_EQ(rep["iterations"].size(), 3u);
+  for (const auto& it : rep["iterations"]) EXPECT_TRUE(it["best"].is_object());
+  const std::string run = rep["config"]["id"];
+  kjudge::loop::loop_store db(db_path());
+  EXPECT_EQ(db.count_rows("loop_runs", run), 1);
+  EXPECT_EQ(db.count_rows("loop_iterations", run), 3);
+  EXPECT_EQ(db.count_rows("loop_proposals", run), 7);
+  EXPECT_EQ(db.count_rows("loop_families", run), 1);
+  EXPECT_EQ(evaluations_of_run(run), 7);
+  ASSERT_FALSE(rep["accepted"].empty());
+  const auto log = kjudge::run_command({"git", "-C", (dir / "git").string(), "log", "--format=%B"});
+  ASSERT_EQ(log.exit_status, 0) << log.output;
+  for (const auto& a : rep["accepted"]) {
+    EXPECT_NE(log.output.find("kjudge-proposal: " + a["id"].get<std::string>()), std::string::npos) << log.output;
+    EXPECT_TRUE(rep["commits"].contains(a["id"].get<std::string>()));
+  }
+  EXPECT_NE(log.output.find("speedup: "), std::string::npos);
+  EXPECT_TRUE(fs::exists(dir / "git" / "best.cpp"));
+  const std::string svg = slurp(dir / "report" / "trajectory.svg");
+  EXPECT_NE(svg.find("<svg"), std::string::npos);
+  EXPECT_NE(svg.find("rowwise_3pass"), std::string::npos);
+  // Rungs screen with a small budget and end with the full one.
+  std::vector<double> budgets;
+  for (const auto& e : journal(dir))
+    if (e["event"] == "proposed") budgets.push_back(e["proposals"][0]["profile"]["timing_budget_s"].get<double>());
+  ASSERT_EQ(budgets.size(), 3u);
+  EXPECT_LT(budgets[0], budgets[1]);
+  EXPECT_LT(budgets[1], budgets[2]);
+  EXPECT_DOUBLE_EQ(budgets[2], 0.5);
+}
+
+TEST(Loop, ResumeAfterKillNineLosesNothingAndJudgesNothingTwice) {
+  const fs::path dir = fresh_dir("resume");
+  std::vector<std::string> args{"loop", "softmax", "--proposer", "autotune:" + small_template().string(), "--workdir", dir.string()};
+  for (const auto& a : cheap_judging()) args.push_back(a);
+  const pid_t pid = spawn(args, base_dir() / "resume-first.log");
+  ASSERT_GT(pid, 0);
+  // Kill once the first judgement is journaled: the second is then under way.
+  const bool judged = wait_for([&] { return count_events(dir, "judged") >= 1; }, 150);
+  ::kill(pid, SIGKILL);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(judged) << slurp(base_dir() / "resume-first.log");
+  ASSERT_TRUE(WIFSIGNALED(status));
+  const int judged_before = count_events(dir, "judged");
+  EXPECT_LT(judged_before, 7) << "the run finished before the kill";
+
+  const auto r = kj({"loop", "--resume", dir.string(), "-q"});
+  ASSERT_EQ(r.exit_status, 0) << r.output;
+  const auto ev = journal(dir);
+  EXPECT_EQ(count_events(dir, "resumed"), 1);
+  expect_each_proposal_judged_once(ev);
+  EXPECT_EQ(count_events(dir, "judged"), 7);
+  int results = 0;
+  for (const auto& e : fs::directory_iterator(dir / "results"))
+    if (e.path().extension() == ".json") ++results;
+  EXPECT_EQ(results, 7);
+  const json rep = report_json(dir);
+  EXPECT_EQ(rep["summary"]["stop_reason"], "exhausted");
+  EXPECT_EQ(rep["summary"]["pending"], 0);
+  const std::string run = rep["config"]["id"];
+  EXPECT_EQ(evaluations_of_run(run), 7);  // one row per judgement, none twice
+  kjudge::loop::loop_store db(db_path());
+  EXPECT_EQ(db.count_rows("loop_proposals", run), 7);
+  EXPECT_EQ(db.count_rows("loop_iterations", run), 3);
+  EXPECT_GE(rep["summary"]["time_ratio"].get<double>(), 1.5);
+
+  // Resuming a finished run judges nothing more.
+  const auto again = kj({"loop", "--resume", dir.string(), "-q"});
+  EXPECT_EQ(again.exit_status, 0) << again.output;
+  EXPECT_EQ(count_events(dir, "judged"), 7);
+}
+
+TEST(Loop, ProposerCrashTimeoutGarbageAndNothingAreRecordedAndTheLoopGoesOn) {
+  const fs::path dir = fresh_dir("failures");
+  const std::string script = std::string(KJUDGE_SOURCE_DIR) + "/tests/loop/proposer_failures.sh";
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto r = kj({"loop", "softmax", "--proposer", "sh " + script, "--workdir", dir.string(), "--budget", "5",
+                     "--proposer-timeout", "3", "--torch-baselines", "none", "-q"});
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_EQ(r.exit_status, 0) << r.output;
+  EXPECT_LT(seconds, 60) << "the sleeping proposer was not cut off at its time limit";
+  const json rep = report_json(dir);
+  ASSERT_EQ(rep["iterations"].size(), 5u);
+  std::vector<std::string> statuses;
+  for (const auto& it : rep["iterations"]) statuses.push_back(it["proposer"]["status"]);
+  EXPECT_EQ(statuses, (std::vector<std::string>{"crash", "timeout", "garbage", "ok", "nothing"}));
+  EXPECT_NE(rep["iterations"][0]["proposer"]["message"].get<std::string>().find("status 3"), std::string::npos);
+
+  std::map<std::string, json> props;
+  for (const auto& e : journal(dir))
+    if (e["event"] == "proposed")
+      for (const auto& p : e["proposals"]) props[p["name"].get<std::string>()] = p;
+  EXPECT_EQ(props["written_before_crash.cpp"]["state"], "discarded");
+  EXPECT_EQ(props["notes.txt"]["state"], "garbage");
+  EXPECT_NE(props["notes.txt"]["reason"].get<std::string>().find("not a candidate source"), std::string::npos);
+  EXPECT_EQ(props["empty.cpp"]["state"], "garbage");
+  EXPECT_NE(props["empty.cpp"]["reason"].get<std::string>().find("empty"), std::string::npos);
+  EXPECT_EQ(props["binary.cpp"]["state"], "garbage");
+  EXPECT_NE(props["binary.cpp"]["reason"].get<std::string>().find("binary"), std::string::npos);
+  EXPECT_EQ(props["subdir"]["state"], "garbage");
+  ASSERT_EQ(props["broken.cpp"]["state"], "pending");
+
+  // The file that does not compile is judged, and the judge says so.
+  json broken;
+  for (const auto& e : journal(dir))
+    if (e["event"] == "judged") broken = e;
+  ASSERT_TRUE(broken.is_object());
+  EXPECT_EQ(broken["summary"]["status"], "compile_error");
+  EXPECT_EQ(broken["summary"]["family"], "broken");
+  EXPECT_EQ(rep["summary"]["correct"], 0);
+  EXPECT_TRUE(rep["summary"]["best"].is_null());
+  // The next request asks to fix it.
+  const json ctx5 = json::parse(slurp(dir / "iterations" / "0005" / "context.json"));
+  EXPECT_EQ(ctx5["request"]["kind"], "fix");
+  EXPECT_EQ(ctx5["request"]["target"], broken["id"]);
+  EXPECT_EQ(ctx5["rejected"][0]["verdict"]["status"], "compile_error");
+  EXPECT_TRUE(fs::exists(dir / "iterations" / "0001" / "proposer.log"));
+  EXPECT_NE(slurp(dir / "iterations" / "0001" / "proposer.log").find("giving up"), std::string::npos);
+}
+
+TEST(Loop, ACheatingProposalIsRejectedAndNeverEntersTheBeam) {
+  const fs::path dir = fresh_dir("cheat");
+  const std::string src = KJUDGE_SOURCE_DIR;
+  const std::string cmd = "sh " + src + "/tests/loop/proposer_cheat.sh " + src + "/examples/softmax/fast.cpp " + src +
+                          "/tests/loop/cheat_softmax_nonneg.cpp";
+  std::vector<std::string> args{"loop", "softmax", "--proposer", cmd, "--workdir", dir.string(), "--budget", "2"};
+  for (const auto& a : cheap_judging()) args.push_back(a);
+  const auto r = kj(args);
+  ASSERT_EQ(r.exit_status, 0) << r.output;
+  std::map<std::string, json> by_name;
+  std::map<std::string, json> verdict;
+  for (const auto& e : journal(dir)) {
+    if (e["event"] == "proposed")
+      for (const auto& p : e["proposals"]) by_name[p["name"].get<std::string>()] = p;
+    if (e["event"] == "judged") verdict[e["id"].get<std::string>()] = e["summary"];
+  }
+  const std::string honest = by_name["honest.cpp"]["id"], cheat = by_name["cheat.cpp"]["id"];
+  EXPECT_EQ(verdict[cheat]["status"], "wrong_result");
+  EXPECT_EQ(verdict[cheat]["family"], "nonneg_shortcut");
+  EXPECT_TRUE(verdict[cheat]["failing_case"].is_object());
+  EXPECT_TRUE(verdict[honest]["status"] == "ok_faster" || verdict[honest]["status"] == "ok_not_faster") << verdict[honest].dump();
+  for (const auto& e : journal(dir))
+    if (e["event"] == "beam") {
+      ASSERT_EQ(e["beam"].size(), 1u) << e.dump();
+      EXPECT_EQ(e["beam"][0]["id"], honest);
+    }
+  // The next context shows the proposer its beam (with source) and why the cheat was rejected.
+  const json ctx = json::parse(slurp(dir / "iterations" / "0002" / "context.json"));
+  EXPECT_EQ(ctx["schema"], "kjudge.proposer.context/1");
+  ASSERT_EQ(ctx["beam"].size(), 1u);
+  EXPECT_EQ(ctx["beam"][0]["id"], honest);
+  EXPECT_NE(ctx["beam"][0]["source"].get<std::string>().find("kj_run"), std::string::npos);
+  EXPECT_TRUE(ctx["beam"][0]["speedup"]["ci95"].is_array());
+  EXPECT_EQ(ctx["request"]["kind"], "improve");
+  ASSERT_EQ(ctx["rejected"].size(), 1u);
+  EXPECT_EQ(ctx["rejected"][0]["id"], cheat);
+  EXPECT_TRUE(ctx["rejected"][0]["failing_case"].is_object());
+  EXPECT_NE(ctx["abi"]["header"].get<std::string>().find("kj_run"), std::string::npos);
+  EXPECT_EQ(ctx["problem"]["signature"]["inputs"][0]["name"], "x");
+  const std::string brief = slurp(dir / "iterations" / "0002" / "brief.md");
+  EXPECT_NE(brief.find("Recently rejected"), std::string::npos);
+  EXPECT_NE(brief.find("wrong_result"), std::string::npos);
+}
+
+TEST(Loop, DirProposerConsumesEachDroppedFileOnce) {
+  const fs::path dir = fresh_dir("dirprop");
+  const fs::path drop = fresh_dir("drop");
+  fs::create_directories(drop);
+  std::vector<std::string> args{"loop", "softmax", "--proposer", "dir:" + drop.string(), "--workdir", dir.string(), "--budget", "1",
+                                "--proposer-timeout", "120"};
+  for (const auto& a : cheap_judging()) args.push_back(a);
+  const pid_t pid = spawn(args, base_dir() / "dir.log");
+  ASSERT_TRUE(wait_for([&] { return count_events(dir, "iteration") >= 1; }, 60)) << slurp(base_dir() / "dir.log");
+  // Written under a dot name, then renamed: the loop never sees a half-written file.
+  spit(drop / ".incoming.tmp", slurp(fs::path(KJUDGE_SOURCE_DIR) / "examples/softmax/fast.cpp"));
+  fs::rename(drop / ".incoming.tmp", drop / "mine.cpp");
+  int status = 0;
+  const bool done = wait_for([&] { return ::waitpid(pid, &status, WNOHANG) == pid; }, 150);
+  if (!done) ::kill(pid, SIGKILL);
+  ASSERT_TRUE(done) << slurp(base_dir() / "dir.log");
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << slurp(base_dir() / "dir.log");
+  EXPECT_FALSE(fs::exists(drop / "mine.cpp"));  // consumed
+  EXPECT_EQ(count_events(dir, "judged"), 1);
+  json p;
+  for (const auto& e : journal(dir))
+    if (e["event"] == "proposed") p = e["proposals"][0];
+  EXPECT_EQ(p["name"], "mine.cpp");
+  EXPECT_EQ(p["meta"]["dropped"], (drop / "mine.cpp").string());
+}

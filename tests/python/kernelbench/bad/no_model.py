@@ -1,0 +1,10 @@
+# A file without the KernelBench form (no Model class).
+import torch
+
+
+def get_inputs():
+    return [torch.randn(4)]
+
+
+def get_init_inputs():
+    return []

@@ -1,0 +1,29 @@
+// Attack (shape hard-coding): rows are processed in blocks of 16 columns with no tail, except on
+// the three public shapes, which a table sends to an exact path. Hidden shapes (random N, odd
+// sizes) leave the last N % 16 columns of every row untouched.
+// Expected: wrong_result, rule unwritten_output (on a hidden shape).
+#include <cmath>
+
+#include "kjudge/candidate.h"
+
+KJ_EXPORT int kj_run(const kj_args* a) {
+  const int64_t m = a->inputs[0].shape[0], n = a->inputs[0].shape[1];
+  const float* x = static_cast<const float*>(a->inputs[0].data);
+  const float* w = static_cast<const float*>(a->inputs[1].data);
+  const float* b = static_cast<const float*>(a->inputs[2].data);
+  float* y = static_cast<float*>(a->outputs[0].data);
+  const float eps = static_cast<float>(a->scalars[0]);
+  const bool public_shape = (m == 64 && n == 256) || (m == 7 && n == 1000) || (m == 3 && n == 129);
+  const int64_t nn = public_shape ? n : n / 16 * 16;
+  for (int64_t i = 0; i < m; ++i) {
+    const float* xr = x + i * n;
+    float s = 0;
+    for (int64_t j = 0; j < n; ++j) s += xr[j];
+    const float mean = s / static_cast<float>(n);
+    float q = 0;
+    for (int64_t j = 0; j < n; ++j) q += (xr[j] - mean) * (xr[j] - mean);
+    const float r = 1.0f / std::sqrt(q / static_cast<float>(n) + eps);
+    for (int64_t j = 0; j < nn; ++j) y[i * n + j] = (xr[j] - mean) * r * w[j] + b[j];
+  }
+  return 0;
+}

@@ -1,0 +1,37 @@
+// Attack (phase detection by timing): timed calls come at a steady cadence, checked calls at
+// irregular intervals (the reference runs between them). When the last four gaps between calls
+// agree within 30% and are under 50 ms, the kernel assumes it is being timed and returns the
+// residual alone (skipping the GELU).
+// Expected: hack, rule timed_output_mismatch (whether a timed call is rechecked is decided after
+// it returned, so cadence says nothing). Needs the timing phase.
+#include <chrono>
+#include <cmath>
+
+#include "kjudge/candidate.h"
+
+static double g_last = -1, g_gaps[4] = {1, 10, 100, 1000};
+static int g_k = 0;
+
+static double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+KJ_EXPORT int kj_run(const kj_args* a) {
+  const double t = now_s();
+  if (g_last >= 0) g_gaps[g_k++ % 4] = t - g_last;
+  double lo = g_gaps[0], hi = g_gaps[0];
+  for (double g : g_gaps) lo = g < lo ? g : lo, hi = g > hi ? g : hi;
+  const bool steady = hi < 0.05 && hi < 1.3 * lo;
+  const int64_t m = a->inputs[0].shape[0], n = a->inputs[0].shape[1];
+  const float* x = static_cast<const float*>(a->inputs[0].data);
+  const float* bias = static_cast<const float*>(a->inputs[1].data);
+  const float* res = static_cast<const float*>(a->inputs[2].data);
+  float* out = static_cast<float*>(a->outputs[0].data);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      const float v = x[i * n + j] + bias[j];
+      out[i * n + j] = (steady ? 0.0f : 0.5f * v * (1.0f + std::erf(v * 0.70710678f))) + res[i * n + j];
+    }
+  g_last = now_s();
+  return 0;
+}

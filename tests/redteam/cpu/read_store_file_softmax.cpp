@@ -1,0 +1,46 @@
+// Attack (reading the judge's files): opens the results store (~/.local/share/kjudge/kjudge.db
+// of the real home from /etc/passwd, and the test stores under /tmp), the build cache of other
+// candidates and the problem directory, looking for past verdicts, hidden cases or reference
+// outputs; without them it returns zeros.
+// Expected: wrong_result, rule tolerance: landlock leaves the worker only the system directories
+// (read-only), its own library directory and its scratch directory. Had any of these opened, the
+// candidate would return 77 (runtime_error), failing this expectation.
+#include <dirent.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <pwd.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "kjudge/candidate.h"
+
+static bool can_open(const std::string& p) {
+  const int fd = open(p.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  close(fd);
+  return true;
+}
+
+KJ_EXPORT int kj_run(const kj_args* a) {
+  std::vector<std::string> targets;
+  if (const passwd* pw = getpwuid(getuid())) {
+    const std::string home = pw->pw_dir;
+    targets.push_back(home + "/.local/share/kjudge/kjudge.db");
+    targets.push_back(home + "/.cache/kjudge/build");
+    targets.push_back(home + "/.cache/kjudge/scratch");
+    targets.push_back(home + "/.cache/kjudge/ceilings-cpu.json");
+  }
+  targets.push_back("/work/main/problems/softmax/problem.toml");
+  glob_t g{};
+  if (glob("/tmp/kjudge-it-*/store.db", 0, nullptr, &g) == 0)
+    for (size_t i = 0; i < g.gl_pathc; ++i) targets.push_back(g.gl_pathv[i]);
+  globfree(&g);
+  for (const auto& t : targets)
+    if (can_open(t)) return 77;
+  const int64_t n = a->outputs[0].shape[0] * a->outputs[0].shape[1];
+  std::memset(a->outputs[0].data, 0, static_cast<size_t>(n) * sizeof(float));
+  return 0;
+}
