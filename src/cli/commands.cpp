@@ -18,6 +18,7 @@
 #include "report/progress.hpp"
 #include "report/report.hpp"
 #include "store/store.hpp"
+#include "pool/worker_process.hpp"
 #include "timing/ceilings.hpp"
 #include "builder/builder.hpp"
 
@@ -198,7 +199,9 @@ int cmd_validate(const eval_flags& f, const std::string& problem, bool all) {
     if (!p.reference_cpp) continue;
     eval_flags g = f;
     g.no_store = true;
-    const json r = run_eval(g, p.dir.string(), p.reference_cpp->string(), p.name + " (A/A)");
+    // On cuda the A/A candidate is the device reference (the cuda builder takes .cu only).
+    const auto ref_src = f.device == "cuda" && p.reference_cu ? *p.reference_cu : *p.reference_cpp;
+    const json r = run_eval(g, p.dir.string(), ref_src.string(), p.name + " (A/A)");
     const std::string st = r["verdict"]["status"].get<std::string>();
     char line[512];
     if (!verdict_is_ok(st) || !r["speedup"].is_object() || !r["speedup"]["per_baseline"].contains("reference")) {
@@ -233,8 +236,32 @@ int cmd_history(const std::string& problem, const std::string& db_path, int limi
 
 int cmd_doctor(const std::string& device) {
   if (device == "cuda") {
-    std::printf("doctor --device cuda: the CUDA ceilings are measured by kjudge-worker-cuda (see docs/cuda-backend.md)\n");
-    return 2;
+    // The controller never links CUDA: a cuda worker with the doctor role measures.
+    worker_options wo;
+    wo.backend = "cuda";
+    wo.role = "doctor";
+    wo.memory_limit_bytes = 0;
+    wo.sandbox = false;
+    wo.scratch_dir = cache_root() / "scratch" / ("doctor-" + std::to_string(::getpid()));
+    auto w = worker_process::start(wo);
+    if (std::holds_alternative<worker_failure>(w))
+      throw internal_error("the cuda worker did not start: " + std::get<worker_failure>(w).message + "\n" +
+                           std::get<worker_failure>(w).log_tail);
+    auto& wp = std::get<worker_process>(w);
+    auto r = wp.request(json{{"type", "doctor"}}, 300);
+    if (std::holds_alternative<worker_failure>(r))
+      throw internal_error("doctor failed: " + std::get<worker_failure>(r).message);
+    const json reply = std::get<json>(r);
+    const auto c = device_ceilings::from_json(reply.at("ceilings"));
+    save_ceilings(c);
+    std::printf("gpu:        %s\n", c.identity.c_str());
+    std::printf("copy:       %.1f GB/s (device to device, bytes read + written)\n", c.copy_gbps);
+    if (c.fp32_gflops) std::printf("fp32:       %.1f TFLOP/s (cuBLAS)\n", *c.fp32_gflops / 1e3);
+    if (c.tf32_gflops) std::printf("tf32:       %.1f TFLOP/s (cuBLAS)\n", *c.tf32_gflops / 1e3);
+    if (c.bf16_gflops) std::printf("bf16:       %.1f TFLOP/s (cuBLAS)\n", *c.bf16_gflops / 1e3);
+    std::printf("details:    %s\n", c.details.dump().c_str());
+    std::printf("cached in:  %s\n", (cache_root() / "ceilings-cuda.json").string().c_str());
+    return 0;
   }
   std::printf("measuring the cpu ceilings (copy bandwidth, all threads)...\n");
   const auto c = measure_cpu_ceilings();

@@ -242,6 +242,21 @@ int cmd_import_kernelbench(const import_flags& f) {
 
 }  // namespace
 
+std::vector<std::string> parse_torch_baselines(const std::string& list) {
+  std::vector<std::string> kinds;
+  std::stringstream ss(list);
+  std::string k;
+  while (std::getline(ss, k, ',')) {
+    if (k.empty()) continue;
+    if (k != "none") (void)torch_compile_mode(k);  // validates the name
+    kinds.push_back(k);
+  }
+  if (kinds.empty()) throw usage_error("--torch: expected a comma-separated list of torch baselines, or none");
+  if (kinds.size() > 1 && std::find(kinds.begin(), kinds.end(), "none") != kinds.end())
+    throw usage_error("--torch: 'none' cannot be combined with baselines");
+  return kinds;
+}
+
 void add_python_commands(CLI::App& app) {
   g_import = app.add_subcommand("import", "turn problems of other benchmarks into kjudge problems (KernelBench, GPU MODE)");
   g_import->require_subcommand(1);

@@ -1,6 +1,9 @@
 // Commands of the Python side (docs/python.md): `kjudge import kernelbench|gpumode ...`.
 #pragma once
 
+#include <string>
+#include <vector>
+
 namespace CLI {
 class App;
 }
@@ -9,6 +12,11 @@ namespace kjudge::cli {
 
 // Registers the subcommands on the application (before parsing).
 void add_python_commands(CLI::App& app);
+
+// `--torch LIST` of eval/validate/demo: comma-separated torch baseline kinds (torch:eager,
+// torch:compile:default, torch:compile:max-autotune-no-cudagraphs, torch:compile:max-autotune)
+// or "none"; for eval_options::torch_baselines. Throws usage_error for an unknown kind.
+std::vector<std::string> parse_torch_baselines(const std::string& list);
 
 // After parsing: runs the selected subcommand of these, setting the exit status; false when none
 // of them was selected.

@@ -34,6 +34,8 @@ const std::vector<rule_info>& all_rules() {
       {"sandbox_violation", verdict_status::hack,
        "a forbidden system call (network, ptrace, new process, signals to others)"},
       {"early_exit", verdict_status::hack, "the worker process exited while a call was pending"},
+      {"unjoined_stream_work", verdict_status::hack,
+       "cuda: kernels or copies of a checked call ended after the stop event (another stream, not joined)"},
       {"faster_than_light", verdict_status::hack,
        "faster than the device's measured memory or compute ceiling allows"},
   };

@@ -278,6 +278,27 @@ void check_evidence(const json& ev, const std::string& context) {
                  " us after the call returned (" + std::to_string(d.value("bytes_changed", 0)) + " bytes)"},
                 json{{"deferred", ev["deferred"]}, {"context", context}});
   }
+  // cuda: the CUPTI trace of a checked call (src/cuda); work the stop event did not cover ran on
+  // another stream or was left behind when the call returned.
+  if (ev.contains("extra") && ev["extra"].is_array())
+    for (const auto& x : ev["extra"]) {
+      if (!x.is_object() || !x.contains("trace") || !x["trace"].is_object()) continue;
+      const auto& t = x["trace"];
+      if (t.value("ending_after_window", 0) > 0) {
+        json first = nullptr;
+        for (const auto& r : t.value("records", json::array()))
+          if (r.value("end_ns", 0.0) > t.value("window_ns", 0.0) && !r.value("judge", false)) {
+            first = r;
+            break;
+          }
+        reject_rule("unjoined_stream_work",
+                    {context + ": " + std::to_string(t.value("ending_after_window", 0)) +
+                     " kernel(s) or copies ended after the stop event" +
+                     (first.is_object() ? " (first: " + first.value("name", std::string("?")) + " on stream " +
+                                              std::to_string(first.value("stream", 0)) + ")" : std::string())},
+                    json{{"trace", t}, {"context", context}});
+      }
+    }
 }
 
 json environment_json(const json& worker_env) {
@@ -686,6 +707,8 @@ json evaluate(const eval_options& o) {
     int rechecks = 0;
     std::vector<double> wall_overhead;  // controller wall minus reported, seconds
     long disturbed_samples = 0;         // samples during which the OS preempted the call
+    long throttled_samples = 0;         // cuda: samples under 0.9x the median SM clock, discarded
+    json device_state_after = nullptr;  // cuda: clocks, temperature, power, throttle reasons
     std::size_t used_disturbed = 0;     // of those, used because too few undisturbed came
     const auto t_timing = clock_type::now();
     int rounds = 0;
@@ -697,6 +720,7 @@ json evaluate(const eval_options& o) {
         }
       return true;
     };
+    std::map<std::string, double> peak_memory;  // cuda: party -> device bytes allocated during a call
     // Warm-up, untimed: page tables, lazy binding, OpenMP thread pools, instruction caches and
     // branch predictors of every party settle before the first counted round.
     for (std::size_t c = 0; c < nc; ++c) {
@@ -708,9 +732,20 @@ json evaluate(const eval_options& o) {
         get_json(w.request(json{{"type", "time_begin"}, {"call", to_json(base_call)}, {"mode", o.mode}}, o.call_timeout_seconds),
                  ctx, "time_ready");
         for (int i = 0; i < warmup_calls; ++i) {
-          json s = get_json(w.request(json{{"type", "sample"}, {"seed", mix_seed(secret, 0x7761726dULL + static_cast<std::uint64_t>(i))}},
-                                      o.call_timeout_seconds), ctx, "sampled");
+          // cuda: the last warm-up call is traced, giving every party's device allocations during
+          // a call (peak memory, DESIGN.md §4) without perturbing a counted sample.
+          const bool trace = o.device == "cuda" && i + 1 == warmup_calls;
+          json req{{"type", "sample"}, {"seed", mix_seed(secret, 0x7761726dULL + static_cast<std::uint64_t>(i))}};
+          if (trace) req["trace"] = true;
+          json s = get_json(w.request(req, o.call_timeout_seconds), ctx, "sampled");
           if (s.value("rc", 0) != 0) reject_rule("nonzero_return", {ctx + ": kj_run returned " + s["rc"].dump()});
+          if (trace && s.contains("extra") && s["extra"].contains("trace") && s["extra"]["trace"].is_object()) {
+            const auto& t = s["extra"]["trace"];
+            const double peak = t.value("alloc_peak_bytes", 0.0);
+            auto& slot = peak_memory[parties[q].name];
+            slot = std::max(slot, peak);
+            if (parties[q].is_candidate) check_evidence(json{{"extra", json::array({s["extra"]})}}, ctx);
+          }
           get_json(w.request(json{{"type", "discard"}}, o.call_timeout_seconds), ctx, "discarded");
         }
         get_json(w.request(json{{"type", "time_end"}}, o.call_timeout_seconds), ctx, "time_done");
@@ -734,6 +769,7 @@ json evaluate(const eval_options& o) {
           get_json(parties[q].worker->request(json{{"type", "time_begin"}, {"call", to_json(base_call)}, {"mode", o.mode}},
                                               o.call_timeout_seconds), ctx, "time_ready");
         std::vector<std::vector<double>> xs(np), set_aside(np);
+        std::vector<std::vector<std::pair<double, double>>> clocked(np);  // cuda: (seconds, SM MHz)
         int checks_left = o.rechecks_per_round;
         const auto case_t0 = clock_type::now();
         const double case_budget = slot_budget * static_cast<double>(np);
@@ -759,6 +795,8 @@ json evaluate(const eval_options& o) {
             // A sample during which the OS preempted the call is set aside; it is used only if
             // too few undisturbed samples come within the budget (a saturated machine).
             const bool disturbed = s.contains("extra") && s["extra"].value("involuntary_switches", 0L) > 0;
+            if (s.contains("extra") && s["extra"].contains("sm_mhz"))
+              clocked[q].emplace_back(secs, s["extra"]["sm_mhz"].is_number() ? s["extra"]["sm_mhz"].get<double>() : 0.0);
             (disturbed ? set_aside[q] : xs[q]).push_back(secs);
             if (disturbed) ++disturbed_samples;
             const bool over_budget = since(case_t0) > case_budget;
@@ -795,7 +833,25 @@ json evaluate(const eval_options& o) {
           if (all_enough && checks_left == 0) break;
         }
         for (std::size_t q = 0; q < np; ++q) {
-          get_json(parties[q].worker->request(json{{"type", "time_end"}}, o.call_timeout_seconds), ctx, "time_done");
+          const json done = get_json(parties[q].worker->request(json{{"type", "time_end"}}, o.call_timeout_seconds), ctx, "time_done");
+          if (done.contains("device_state") && !done["device_state"].is_null()) device_state_after = done["device_state"];
+          // cuda: samples taken while the SM clock was under 0.9x the party's median clock of the
+          // round are discarded and counted (DESIGN.md §4); samples without a reading stay.
+          if (!clocked[q].empty()) {
+            std::vector<double> mhz;
+            for (const auto& [secs, m] : clocked[q])
+              if (m > 0) mhz.push_back(m);
+            if (!mhz.empty()) {
+              const double med_mhz = stats::median(mhz);
+              std::vector<double> kept;
+              for (const auto& [secs, m] : clocked[q]) {
+                if (m > 0 && m < 0.9 * med_mhz) ++throttled_samples;
+                else kept.push_back(secs);
+              }
+              if (static_cast<int>(kept.size()) >= std::min<int>(o.min_samples_per_round, static_cast<int>(clocked[q].size())))
+                xs[q] = kept;
+            }
+          }
           per_round[c][q].push_back(stats::median(xs[q]));
           all_samples[c][q].insert(all_samples[c][q].end(), xs[q].begin(), xs[q].end());
         }
@@ -939,11 +995,26 @@ json evaluate(const eval_options& o) {
     }
     const double overhead = wall_overhead.empty() ? 0.0 : stats::median(wall_overhead);
     result["ceilings"] = ceil ? ceil->to_json() : json(nullptr);
+    if (!device_state_after.is_null() && result["env"].is_object()) result["env"]["state_after"] = device_state_after;
+    if (!peak_memory.empty()) {
+      json mem{{"method", "CUPTI memory activity of a traced warm-up call: device bytes the party allocated during the call"}};
+      double strongest_baseline = -1;
+      for (const auto& [name, bytes] : peak_memory) {
+        if (name == "candidate") mem["candidate_peak_bytes"] = bytes;
+        else {
+          mem["baseline_peak_bytes"][name] = bytes;
+          strongest_baseline = std::max(strongest_baseline, bytes);
+        }
+      }
+      mem["flagged_higher"] = strongest_baseline >= 0 && mem.value("candidate_peak_bytes", 0.0) > strongest_baseline;
+      result["memory"] = mem;
+    }
     result["timing"] = json{{"mode", o.mode}, {"clock", o.device == "cpu" ? "steady_clock" : "cuda events"},
                             {"rounds", rounds}, {"cases", tcases},
                             {"cache_flush_bytes", nullptr},
                             {"rechecks", {{"count", rechecks}, {"failed", 0}}},
                             {"controller_overhead_median_s", overhead},
+                            {"discarded_throttled", {{"count", throttled_samples}, {"criterion", "SM clock under 0.9 x the round's median (cuda)"}}},
                             {"disturbed_samples", {{"set_aside", disturbed_samples - static_cast<long>(used_disturbed)},
                                                    {"used", used_disturbed},
                                                    {"criterion", "involuntary context switches during the call"}}},

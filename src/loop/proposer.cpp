@@ -220,7 +220,17 @@ class autotune_proposer final : public proposer {
   proposer_result propose(const proposer_input& in) override {
     proposer_result r;
     const auto t0 = std::chrono::steady_clock::now();
-    for (std::size_t ti = 0; ti < m_templates.size(); ++ti) {
+    // Templates in order; on a plateau ("new_family") the ones not started yet come first, so a
+    // second template of another algorithm family gets its turn early.
+    std::vector<std::size_t> order;
+    const auto rec = in.state->iterations.find(in.iteration);
+    const bool new_family = rec != in.state->iterations.end() && rec->second.req.kind == "new_family";
+    for (int pass = 0; pass < 2; ++pass)
+      for (std::size_t ti = 0; ti < m_templates.size(); ++ti) {
+        const bool fresh = !started(ti, *in.state);
+        if (!new_family ? pass == 0 : (pass == 0) == fresh) order.push_back(ti);
+      }
+    for (std::size_t ti : order) {
       const auto plan = plan_for(ti, *in.state);
       if (!plan) continue;
       const auto& t = m_templates[ti];
@@ -256,6 +266,14 @@ class autotune_proposer final : public proposer {
   }
 
  private:
+  bool started(std::size_t ti, const loop_state& st) const {
+    for (const auto& p : st.proposals)
+      if (p.meta.is_object() && p.meta.contains("autotune") &&
+          p.meta["autotune"].value("template_sha256", std::string()) == m_templates[ti].sha256)
+        return true;
+    return false;
+  }
+
   // The next rung of template `ti`, rebuilt from the judged proposals in the state: the search
   // holds no state of its own, so a resumed loop continues exactly where it was.
   std::optional<rung_plan> plan_for(std::size_t ti, const loop_state& st) const {

@@ -1,0 +1,251 @@
+// The Python side through the real CLI (docs/python.md): PyTorch baselines (eager and
+// torch.compile on cpu, TF32 recorded), Python candidates, the KernelBench importer and ModelNew
+// candidates, and a candidate that monkeypatches its own process without moving the figures.
+// Needs kjudge-worker-py and CPU torch (scripts/install-torch.sh); under CI=true their absence is
+// a failure, elsewhere the tests are skipped.
+#include <cstdlib>
+#include <fstream>
+
+#include "cli_test_util.hpp"
+#include "core/hash.hpp"
+#include "judge/python_parties.hpp"
+
+namespace kjudge::test {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+std::string py_data(const std::string& rel) { return std::string(KJUDGE_TEST_DATA) + "/python/" + rel; }
+
+fs::path imported_root() { return test_dir() / "imported"; }
+
+// Runs kjudge with extra environment (the torch baselines to time, the imported problems' root).
+cli_run kj(std::vector<std::string> args, std::map<std::string, std::string> env = {}, double timeout_s = 900) {
+  static int counter = 0;
+  cli_run out;
+  std::vector<std::string> argv{KJUDGE_BIN};
+  const auto json_path = test_dir() / ("py-result-" + std::to_string(++counter) + ".json");
+  const bool is_eval = !args.empty() && args[0] == "eval";
+  for (auto& a : args) argv.push_back(a);
+  if (is_eval) {
+    for (const char* a : {"--json", json_path.c_str(), "-q", "--no-store", "--budget", "1", "--hidden", "4"}) argv.emplace_back(a);
+  }
+  command_options o;
+  o.timeout_seconds = timeout_s;
+  o.extra_env = std::move(env);
+  o.extra_env["KJUDGE_DB"] = (test_dir() / "store.db").string();
+  o.extra_env["KJUDGE_IMPORTED"] = imported_root().string();
+  if (!o.extra_env.count("KJUDGE_TORCH_BASELINES")) o.extra_env["KJUDGE_TORCH_BASELINES"] = "torch:eager";
+  out.r = run_command(argv, o);
+  if (is_eval && fs::exists(json_path)) {
+    std::ifstream in(json_path);
+    out.result = json::parse(in);
+  }
+  return out;
+}
+
+class Python : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ::setenv("KJUDGE_WORKER_PY", (fs::path(KJUDGE_BIN).parent_path() / "kjudge-worker-py").c_str(), 1);
+    const python_setup s = find_python_setup();
+    if (!s.unavailable.empty()) {
+      if (std::getenv("CI") != nullptr) FAIL() << "Python parties must run in CI: " << s.unavailable;
+      GTEST_SKIP() << s.unavailable;
+    }
+  }
+  // The test KernelBench level imported once for the tests that judge ModelNew candidates.
+  static void import_level() {
+    static bool done = false;
+    if (done) return;
+    const auto c = kj({"import", "kernelbench", py_data("kernelbench/level1")});
+    ASSERT_EQ(c.r.exit_status, 0) << c.r.output;
+    done = true;
+  }
+};
+
+json baseline_case(const json& r, const std::string& name, int case_index = 0) {
+  for (const auto& b : r["timing"]["cases"][case_index]["baselines"])
+    if (b["name"] == name) return b;
+  return nullptr;
+}
+
+TEST_F(Python, KernelBenchImportWritesProblems) {
+  const fs::path out = test_dir() / "kb-out";
+  const auto c = kj({"import", "kernelbench", py_data("kernelbench/level1"), "--out", out.string()});
+  ASSERT_EQ(c.r.exit_status, 0) << c.r.output;
+  EXPECT_NE(c.r.output.find("3 imported, 0 failed"), std::string::npos) << c.r.output;
+  const fs::path leaky = out / "kb" / "level1" / "1_ScaledLeakyReLU";
+  for (const char* f : {"problem.toml", "model.py", "kjudge-import.json"}) EXPECT_TRUE(fs::exists(leaky / f)) << f;
+  const std::string toml = read_file(leaky / "problem.toml");
+  EXPECT_NE(toml.find("shape = [64, 1000]"), std::string::npos) << toml;
+  EXPECT_NE(toml.find("py = \"model.py\""), std::string::npos);
+  // torch.rand inputs: public and bench cases drawn U[0,1); hidden ones transformed.
+  EXPECT_NE(toml.find("distribution = \"uniform\""), std::string::npos);
+  EXPECT_NE(toml.find("\"large\", \"small\", \"offset\", \"heavy\""), std::string::npos);
+  const json side = json::parse(read_file(leaky / "kjudge-import.json"));
+  EXPECT_EQ(side["init_inputs"], json::parse("[2.0, 0.01]"));
+  EXPECT_EQ(side["candidate_entry"], "ModelNew");
+  // A Linear layer: TF32 permitted like torch's matmuls.
+  EXPECT_NE(read_file(out / "kb" / "level1" / "2_LinearGELU" / "problem.toml").find("tf32_allowed = true"), std::string::npos);
+  // Two tensor inputs, in get_inputs() order.
+  const json side3 = json::parse(read_file(out / "kb" / "level1" / "3_RowSumLog" / "kjudge-import.json"));
+  EXPECT_EQ(side3["args"], json::parse(R"([{"tensor":0},{"tensor":1}])"));
+}
+
+TEST_F(Python, KernelBenchBadFilesExit2WithTheLastFrame) {
+  const auto raises = kj({"import", "kernelbench", py_data("kernelbench/bad/raises_on_import.py"), "--out", (test_dir() / "bad").string()});
+  EXPECT_EQ(raises.r.exit_status, 2);
+  EXPECT_NE(raises.r.output.find("RuntimeError"), std::string::npos) << raises.r.output;
+  EXPECT_NE(raises.r.output.find("raises_on_import.py:6"), std::string::npos) << raises.r.output;
+  const auto nontensor = kj({"import", "kernelbench", py_data("kernelbench/bad/nontensor_inputs.py"), "--out", (test_dir() / "bad").string()});
+  EXPECT_EQ(nontensor.r.exit_status, 2);
+  EXPECT_NE(nontensor.r.output.find("get_inputs()[0] is str"), std::string::npos) << nontensor.r.output;
+  const auto no_model = kj({"import", "kernelbench", py_data("kernelbench/bad/no_model.py"), "--out", (test_dir() / "bad").string()});
+  EXPECT_EQ(no_model.r.exit_status, 2);
+  EXPECT_NE(no_model.r.output.find("defines no Model"), std::string::npos) << no_model.r.output;
+  EXPECT_FALSE(fs::exists(test_dir() / "bad" / "kb")) << "nothing is written for a failed file";
+}
+
+TEST_F(Python, ModelNewJudgedByImportedName) {
+  import_level();
+  const auto c = kj({"eval", "kb/level1/1_ScaledLeakyReLU", py_data("candidates/kb_leaky_ok.py")});
+  ASSERT_TRUE(c.result.is_object()) << c.r.output;
+  EXPECT_TRUE(status_of(c) == "ok_faster" || status_of(c) == "ok_not_faster") << c.r.output;
+  EXPECT_EQ(c.result["problem"]["name"], "kb.level1.1_ScaledLeakyReLU");
+  // Hidden cases with signed, scaled, offset and heavy-tailed data all judged (the reference is
+  // finite on every one of them).
+  int hidden = 0;
+  for (const auto& k : c.result["cases"])
+    if (k["kind"] == "hidden") {
+      ++hidden;
+      EXPECT_EQ(k["status"], "pass") << k.dump();
+    }
+  EXPECT_EQ(hidden, 4);
+  ASSERT_TRUE(baseline_case(c.result, "torch:eager").is_object()) << c.result["timing"].dump();
+  EXPECT_GT(baseline_case(c.result, "torch:eager")["median_s"].get<double>(), 0.0);
+}
+
+TEST_F(Python, ModelNewRightOnlyOnPublicInputsFailsHidden) {
+  import_level();
+  const auto c = kj({"eval", "kb/level1/1_ScaledLeakyReLU", py_data("candidates/kb_leaky_positive_only.py")});
+  EXPECT_EQ(c.r.exit_status, 1) << c.r.output;
+  EXPECT_EQ(status_of(c), "wrong_result");
+  const json fc = failing_case(c);
+  ASSERT_TRUE(fc.is_object()) << c.result.dump();
+  EXPECT_EQ(fc["kind"], "hidden");
+}
+
+TEST_F(Python, ModelNewWithAnotherOutputShapeIsARuntimeError) {
+  import_level();
+  const auto c = kj({"eval", "kb/level1/1_ScaledLeakyReLU", py_data("candidates/kb_leaky_wrong_shape.py")});
+  EXPECT_EQ(c.r.exit_status, 1);
+  EXPECT_EQ(status_of(c), "runtime_error");
+  EXPECT_NE(c.result["verdict"]["reasons"].dump().find("shape [64, 999]"), std::string::npos) << c.result["verdict"].dump();
+}
+
+TEST_F(Python, MissingModelNewIsBadInput) {
+  import_level();
+  const auto c = kj({"eval", "kb/level1/1_ScaledLeakyReLU", py_data("candidates/kb_no_modelnew.py")});
+  EXPECT_EQ(c.r.exit_status, 2);
+  EXPECT_EQ(status_of(c), "bad_input");
+  EXPECT_NE(c.result["verdict"]["reasons"].dump().find("ModelNew"), std::string::npos) << c.result["verdict"].dump();
+}
+
+TEST_F(Python, ModelNewWithSeededWeightsMatchesTheReference) {
+  import_level();
+  const auto c = kj({"eval", "kb/level1/2_LinearGELU", py_data("candidates/kb_linear_gelu_ok.py")});
+  EXPECT_TRUE(status_of(c) == "ok_faster" || status_of(c) == "ok_not_faster") << c.r.output;
+}
+
+TEST_F(Python, HiddenCasesWhereTheReferenceIsNotFiniteAreSkipped) {
+  import_level();
+  const auto c = kj({"eval", "kb/level1/3_RowSumLog", py_data("candidates/kb_rowsumlog_ok.py")});
+  ASSERT_TRUE(status_of(c) == "ok_faster" || status_of(c) == "ok_not_faster") << c.r.output;
+  int skipped = 0, passed_hidden = 0;
+  for (const auto& k : c.result["cases"]) {
+    if (k["status"] == "skipped") ++skipped;
+    if (k["kind"] == "hidden" && k["status"] == "pass") ++passed_hidden;
+    if (k["kind"] == "public") EXPECT_EQ(k["distribution"], "uniform");
+  }
+  // log(x) of signed data is NaN: those draws are skipped; uniform and offset data are judged.
+  EXPECT_GE(skipped, 1) << c.result["cases"].dump();
+  EXPECT_GE(passed_hidden, 1) << c.result["cases"].dump();
+}
+
+TEST_F(Python, TorchEagerAndCompileBaselinesOnCpuInOneEval) {
+  const auto c = kj({"eval", "softmax", candidate("ok_honest_softmax.cpp")},
+                    {{"KJUDGE_TORCH_BASELINES", "torch:eager,torch:compile:default"}});
+  ASSERT_TRUE(status_of(c) == "ok_faster" || status_of(c) == "ok_not_faster") << c.r.output;
+  const json& r = c.result;
+  ASSERT_TRUE(r["torch"].is_object()) << r.dump();
+  EXPECT_EQ(r["torch"]["tf32"], true);
+  EXPECT_EQ(r["torch"]["env"]["tf32"]["matmul_allow_tf32"], true);
+  EXPECT_EQ(r["torch"]["env"]["tf32"]["float32_matmul_precision"], "high");
+  json compile_entry;
+  for (const auto& b : r["baselines"])
+    if (b["name"] == "torch:compile:default") compile_entry = b;
+  ASSERT_TRUE(compile_entry.is_object()) << r["baselines"].dump();
+  // Compiled before timing, reported apart; nothing recompiled while timed.
+  EXPECT_GT(compile_entry["python"]["compile_s"].get<double>(), 0.0);
+  EXPECT_GE(compile_entry["python"]["stats"]["graphs"].get<int>(), 1) << compile_entry.dump();
+  EXPECT_EQ(compile_entry["python"]["recompiles_during_timing"], 0);
+  EXPECT_EQ(compile_entry["python"]["stats"]["graph_breaks"], 0);
+  for (std::size_t k = 0; k < r["timing"]["cases"].size(); ++k) {
+    const json& tc = r["timing"]["cases"][k];
+    double best = 1e30;
+    std::string best_name;
+    for (const char* name : {"torch:eager", "torch:compile:default"}) {
+      const json b = baseline_case(r, name, static_cast<int>(k));
+      ASSERT_TRUE(b.is_object()) << name << " missing in " << tc.dump();
+      EXPECT_GT(b["median_s"].get<double>(), 0.0);
+    }
+    for (const auto& b : tc["baselines"])
+      if (b["median_s"].get<double>() < best) {
+        best = b["median_s"].get<double>();
+        best_name = b["name"];
+      }
+    // The headline is against the strongest baseline measured in this run.
+    EXPECT_EQ(tc["strongest"], best_name);
+  }
+}
+
+TEST_F(Python, NoTf32IsRecordedAndApplied) {
+  const auto c = kj({"eval", "matmul_bias_relu", candidate("../../examples/matmul_bias_relu/fast.cpp"), "--no-tf32"});
+  ASSERT_TRUE(c.result.is_object()) << c.r.output;
+  EXPECT_EQ(c.result["torch"]["tf32"], false);
+  EXPECT_EQ(c.result["torch"]["env"]["tf32"]["matmul_allow_tf32"], false) << c.result["torch"].dump();
+  EXPECT_EQ(c.result["torch"]["env"]["tf32"]["float32_matmul_precision"], "highest");
+}
+
+TEST_F(Python, PythonCandidateJudgedEndToEnd) {
+  const auto c = kj({"eval", "softmax", py_data("candidates/softmax_torch.py")});
+  ASSERT_TRUE(status_of(c) == "ok_faster" || status_of(c) == "ok_not_faster") << c.r.output;
+  EXPECT_NE(c.result["candidate"]["info"].get<std::string>().find("python function"), std::string::npos);
+  EXPECT_EQ(c.result["build"]["compiler"].get<std::string>().rfind("python", 0), 0u);
+}
+
+TEST_F(Python, MonkeypatchingCandidateCannotMoveTheFigures) {
+  // It freezes time.perf_counter & co., replaces Tensor.copy_/contiguous/__add__ and
+  // torch._C._to_dlpack, and blanks the judge's glue module, then sleeps 2 ms per call.
+  const auto c = kj({"eval", "softmax", py_data("candidates/softmax_monkeypatch.py")});
+  ASSERT_TRUE(c.result.is_object()) << c.r.output;
+  EXPECT_EQ(status_of(c), "ok_not_faster") << c.result["verdict"].dump();
+  for (const auto& k : c.result["cases"]) EXPECT_EQ(k["status"], "pass") << k.dump();
+  for (const auto& tc : c.result["timing"]["cases"]) {
+    // Every timed call slept 2 ms: the C++ clock saw it, whatever Python's clocks say.
+    EXPECT_GE(tc["candidate"]["min_s"].get<double>(), 0.002) << tc.dump();
+    EXPECT_LT(tc["speedup"]["median"].get<double>(), 1.0);
+  }
+}
+
+TEST_F(Python, CandidateReturningANonTensorIsARuntimeError) {
+  const auto c = kj({"eval", "softmax", py_data("candidates/softmax_returns_list.py")});
+  EXPECT_EQ(status_of(c), "runtime_error");
+  EXPECT_NE(c.result["verdict"]["reasons"].dump().find("expected a plain torch.Tensor"), std::string::npos)
+      << c.result["verdict"].dump();
+}
+
+}  // namespace
+}  // namespace kjudge::test
