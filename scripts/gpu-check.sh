@@ -10,8 +10,8 @@
 #           modification, in-call synchronisation and allocation), each followed by an honest
 #           candidate that must pass on the same GPU
 #   aa      A/A: every suite problem's CUDA reference judged as a candidate against itself
-#   demo    the shipped CUDA examples (honest and cheating) with their verdicts
 #   ttv     time to verdict from a cold build cache (nvcc compiles included)
+#   demo    the shipped CUDA examples (honest and cheating) with their verdicts
 # Usage: scripts/gpu-check.sh [STAGE...]   (default: all stages, in this order)
 # Results go to $OUT (the device tool's folder) or ./gpu-check-out: summary.txt, results.json,
 # bench-1.json, bench-2.json, gpu-tests.json, logs.tar.gz; a short table is printed last.
@@ -27,7 +27,10 @@ export KJUDGE_DB=$LOGS/kjudge.db
 KJ=$BUILD/bin/kjudge
 SUMMARY=$OUT/summary.txt  # written as it goes: a run cut short still leaves it
 stages=("$@")
-[ ${#stages[@]} -eq 0 ] && stages=(build tests bench faults aa demo ttv)
+# Stages that loop stop starting new evaluations after this many seconds (the device tool's
+# call limit is 600 s; the logs are packed at the end).
+DEADLINE=${KJ_GPU_DEADLINE:-530}
+[ ${#stages[@]} -eq 0 ] && stages=(build tests bench faults aa ttv demo)
 problems=(gelu_bias_residual layernorm rmsnorm softmax matmul_bias_relu)
 
 note() { printf '%s\n' "$*" | tee -a "$SUMMARY"; }
@@ -113,9 +116,14 @@ if want faults; then
     r=$(judge "fault-$name" "$problem" "$cand" $flags)
     st=${r%% *}
     ok=FAIL; [[ " ${expect//|/ } " == *" $st "* ]] && ok=PASS
-    after=$(judge "after-$name" softmax "$honest" --no-timing)
-    ok2=FAIL; [[ ${after%% *} == ok_* ]] && ok2=PASS
-    note "fault $name: $r (expected ${expect//|/ or }: $ok); next honest candidate: ${after%% *} ($ok2)"
+    if [[ $name == illegal_address || $name == hang ]]; then
+      # After a fault that can hurt the GPU, an honest candidate must pass on it.
+      after=$(judge "after-$name" softmax "$honest" --no-timing)
+      ok2=FAIL; [[ ${after%% *} == ok_* ]] && ok2=PASS
+      note "fault $name: $r (expected ${expect//|/ or }: $ok); next honest candidate: ${after%% *} ($ok2)"
+    else
+      note "fault $name: $r (expected ${expect//|/ or }: $ok)"
+    fi
   done <<EOF
 illegal_address softmax $C/illegal_address_softmax.cu runtime_error|crash --no-timing
 hang softmax $C/hang_softmax.cu timeout --no-timing --call-timeout 5
@@ -128,7 +136,7 @@ fi
 
 if want aa; then
   for p in "${problems[@]}"; do
-    judge "aa-$p" "$p" "problems/$p/reference.cu" >/dev/null
+    judge "aa-$p" "$p" "problems/$p/reference.cu" --budget "${KJ_AA_BUDGET:-4}" >/dev/null
     python3 - "$LOGS/aa-$p.json" "$p" <<'PY' 2>&1 | tee -a "$SUMMARY"
 import json, sys
 try:
@@ -150,22 +158,24 @@ PY
   done
 fi
 
-if want demo; then
-  for f in examples/*/*.cu; do
-    p=$(basename "$(dirname "$f")")
-    n=$(basename "$f" .cu)
-    r=$(judge "demo-$p-$n" "$p" "$f" --budget 3)
-    extra=$(jq_py "$LOGS/demo-$p-$n.json" 's=d.get("speedup") or {}; print("speedup %.3f [%.3f, %.3f] vs %s" % (s["median"], s["ci95"][0], s["ci95"][1], s.get("baseline")) if s else "")' 2>/dev/null)
-    note "demo $p/$n: $r $extra"
-  done
-fi
-
 if want ttv; then
-  for p in softmax layernorm rmsnorm; do
+  for p in ${KJ_TTV_PROBLEMS:-softmax layernorm rmsnorm}; do
+    if [ "$SECONDS" -gt "$DEADLINE" ]; then note "ttv: stopped at the time limit before $p"; break; fi
     cache=$(mktemp -d)
     KJUDGE_CACHE=$cache judge "ttv-$p" "$p" "examples/$p/fast.cu" >/dev/null
     note "time to verdict (cold cache, nvcc included) $p/fast.cu: $(jq_py "$LOGS/ttv-$p.json" 'print(round(d["time_to_verdict_s"],1), "s, build", round((d.get("build") or {}).get("seconds",0),1), "s,", d["verdict"]["status"])' 2>&1)"
     rm -rf "$cache"
+  done
+fi
+
+if want demo; then
+  for f in examples/*/*.cu; do
+    if [ "$SECONDS" -gt "$DEADLINE" ]; then note "demo: stopped at the time limit before $f"; break; fi
+    p=$(basename "$(dirname "$f")")
+    n=$(basename "$f" .cu)
+    r=$(judge "demo-$p-$n" "$p" "$f" --budget "${KJ_DEMO_BUDGET:-2}")
+    extra=$(jq_py "$LOGS/demo-$p-$n.json" 's=d.get("speedup") or {}; print("speedup %.3f [%.3f, %.3f] vs %s" % (s["median"], s["ci95"][0], s["ci95"][1], s.get("baseline")) if s else "")' 2>/dev/null)
+    note "demo $p/$n: $r $extra"
   done
 fi
 

@@ -32,10 +32,12 @@ static inline float exp_of(float v) {
 }
 
 // One element into a lane's (max, sum). A lane that has seen nothing holds m = -inf, s = 0: its
-// scale would be exp(-inf - -inf) = NaN, so it is selected away.
+// scale would be exp(-inf - -inf) = NaN. The exponent is replaced by -80 there (exp(-80) is a
+// normal float, and it multiplies s = 0): vectorised libm exp computes both sides of a select,
+// and a NaN or denormal argument sends a whole vector to its slow scalar path.
 static inline void push(float v, float& m, float& s) {
   const float mn = v > m ? v : m;
-  const float scale = m == -INFINITY ? 0.0f : exp_of(m - mn);
+  const float scale = exp_of(m == -INFINITY ? -80.0f : m - mn);
   s = s * scale + exp_of(v - mn);
   m = mn;
 }

@@ -1,4 +1,6 @@
 #include "cli/commands.hpp"
+#include "cli/loop_command.hpp"
+#include "cli/python_commands.hpp"
 
 #include <unistd.h>
 
@@ -366,6 +368,9 @@ int run(int argc, char** argv) {
   add_eval_flags(demo, df);
   demo->add_option("--examples", examples_dir, "examples directory (default: the repository's examples/)");
 
+  add_loop_command(app);
+  add_python_commands(app);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -378,6 +383,9 @@ int run(int argc, char** argv) {
     app.exit(e);
     return 2;
   }
+  int sub_status = 0;
+  if (run_loop_command_if_selected(sub_status)) return sub_status;
+  if (run_python_command_if_selected(sub_status)) return sub_status;
   if (app.got_subcommand("list")) return cmd_list();
   if (app.got_subcommand("show")) return cmd_show(problem);
   if (app.got_subcommand("eval")) return cmd_eval(ef, problem, candidate);

@@ -240,6 +240,122 @@ int cmd_import_kernelbench(const import_flags& f) {
   return failed == 0 ? 0 : 2;
 }
 
+std::string symbols_toml(const json& args) {
+  std::string s = "{ ";
+  bool first = true;
+  for (const auto& [k, v] : args.items()) {
+    s += (first ? "" : ", ") + k + " = " + v.dump();
+    first = false;
+  }
+  return s + " }";
+}
+
+std::string dims_toml(const json& shape) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + (shape[i].is_string() ? toml_string(shape[i].get<std::string>()) : shape[i].dump());
+  return s + "]";
+}
+
+int cmd_import_gpumode(const import_flags& f) {
+  const python_setup ps = find_python_setup();
+  if (!ps.unavailable.empty()) throw usage_error("kjudge import needs Python: " + ps.unavailable);
+  const fs::path in = fs::absolute(f.path).lexically_normal();
+  std::error_code ec;
+  if (!fs::is_directory(in, ec)) throw usage_error(f.path + ": expected a GPU MODE problem directory (task.yml, reference.py)");
+  const json answer = inspect(ps, json{{"kind", "gpumode"}, {"dir", in.string()}}, f.timeout);
+  if (!answer.value("ok", false)) {
+    std::fprintf(stderr, "kjudge import: %s: %s\n", f.path.c_str(), answer.value("error", "?").c_str());
+    return 2;
+  }
+  const json& res = answer["result"];
+  std::string base = in.filename().string();
+  if (base.empty()) base = in.parent_path().filename().string();
+  const std::string rel = (f.prefix.empty() ? std::string("gpumode") : f.prefix) + "/" + name_part(base);
+  const fs::path dir = (f.out.empty() ? imported_problems_root() : fs::path(f.out)) / rel;
+  fs::create_directories(dir);
+  // The problem's own files (reference.py imports task.py, often ../utils.py).
+  for (const char* name : {"reference.py", "task.yml", "task.py", "utils.py"}) {
+    fs::path src = in / name;
+    if (!fs::exists(src, ec) && std::string(name) == "utils.py") src = in.parent_path() / name;
+    if (fs::exists(src, ec)) fs::copy_file(src, dir / name, fs::copy_options::overwrite_existing);
+  }
+  std::string variant = "f32";
+  for (const auto& t : res["inputs"])
+    if (t["dtype"] == "f32" || t["dtype"] == "f16" || t["dtype"] == "bf16" || t["dtype"] == "f64") {
+      variant = t["dtype"];
+      break;
+    }
+  std::string flat = rel;
+  std::replace(flat.begin(), flat.end(), '/', '.');
+  std::ostringstream t;
+  t << "# Imported by `kjudge import gpumode` from " << in.string() << " on " << utc_now() << ".\n"
+    << "# Re-import rather than edit. Correctness: the elementwise oracle against ref_kernel in float64\n"
+    << "# (check_implementation accepted ref_kernel on every test at import); inputs drawn by kjudge.\n"
+    << "name = " << toml_string(name_part(flat)) << "\n"
+    << "description = " << toml_string("GPU MODE " + base + (res.value("description", "").empty() ? "" : ": " + res["description"].get<std::string>().substr(0, res["description"].get<std::string>().find('\n')))) << "\n"
+    << "dtypes = [" << toml_string(variant) << "]\n\n[signature]\n";
+  t << "symbols = [";
+  for (std::size_t i = 0; i < res["symbols"].size(); ++i) t << (i ? ", " : "") << toml_string(res["symbols"][i]);
+  t << "]\ninputs = [\n";
+  for (const auto& x : res["inputs"]) {
+    t << "  { name = " << toml_string(x["name"]) << ", shape = " << dims_toml(x["shape"]);
+    if (x["dtype"] != variant) t << ", dtype = " << toml_string(x["dtype"]);
+    t << " },\n";
+  }
+  t << "]\noutputs = [\n";
+  for (const auto& x : res["outputs"]) {
+    t << "  { name = " << toml_string(x["name"]) << ", shape = " << dims_toml(x["shape"]);
+    if (x["dtype"] != variant) t << ", dtype = " << toml_string(x["dtype"]);
+    t << " },\n";
+  }
+  t << "]\n\n[references]\npy = \"reference.py\"\n";
+  for (const auto& c : res["tests"]) t << "\n[[public]]\nsymbols = " << symbols_toml(c) << "\ndistribution = \"normal\"\n";
+  // Timed: the benchmarks on cuda; on cpu the largest test (GPU benchmark sizes take seconds there).
+  const json& benches = res["benchmarks"].empty() ? res["tests"] : res["benchmarks"];
+  for (const auto& c : benches) t << "\n[[bench.cuda]]\nsymbols = " << symbols_toml(c) << "\ndistribution = \"normal\"\n";
+  t << "\n[[bench.cpu]]\nsymbols = " << symbols_toml(res["tests"].back()) << "\ndistribution = \"normal\"\n";
+  // Hidden: fresh seeds and shapes within the tests' (cpu) or all cases' (cuda) ranges.
+  for (const char* dev : {"cpu", "cuda"}) {
+    std::map<std::string, std::pair<long long, long long>> range;
+    auto add = [&](const json& cs) {
+      for (const auto& c : cs)
+        for (const auto& [k, v] : c.items()) {
+          auto& r = range.try_emplace(k, v.get<long long>(), v.get<long long>()).first->second;
+          r.first = std::min(r.first, v.get<long long>());
+          r.second = std::max(r.second, v.get<long long>());
+        }
+    };
+    add(res["tests"]);
+    if (std::string(dev) == "cuda") add(res["benchmarks"]);
+    t << "\n[hidden." << dev << "]\ncount = " << std::max<std::size_t>(4, res["tests"].size()) << "\nranges = { ";
+    bool first = true;
+    for (const auto& [k, r] : range) {
+      t << (first ? "" : ", ") << k << " = [" << r.first << ", " << r.second << "]";
+      first = false;
+    }
+    t << " }\nmax_elements = " << (std::string(dev) == "cuda" ? 1ll << 28 : 1ll << 22)
+      << "\ndistributions = [\"normal\", \"uniform\", \"large\", \"small\", \"offset\", \"heavy\"]\n";
+  }
+  std::ofstream(dir / "problem.toml") << t.str();
+  json sidecar{{"format", "gpumode"},
+               {"file", "reference.py"},
+               {"entry", "ref_kernel"},
+               {"candidate_entry", "custom_kernel"},
+               {"structure", res["structure"]},
+               {"source", {{"path", in.string()}, {"imported_at", utc_now()},
+                           {"ignored_arguments", res["ignored_arguments"]},
+                           {"checked_tests", res["checked_tests"]}}}};
+  std::ofstream(dir / "kjudge-import.json") << sidecar.dump(2) << "\n";
+  std::printf("imported %s  %s  (symbols %s; %zu tests, %zu benchmarks; check_implementation accepted ref_kernel on %d tests)\n",
+              rel.c_str(), dir.string().c_str(), res["symbols"].dump().c_str(), res["tests"].size(),
+              res["benchmarks"].size(), res.value("checked_tests", 0));
+  if (!res["ignored_arguments"].empty())
+    std::printf("note: test arguments %s do not set a shape; kjudge draws inputs with its own distributions\n",
+                res["ignored_arguments"].dump().c_str());
+  return 0;
+}
+
 }  // namespace
 
 std::vector<std::string> parse_torch_baselines(const std::string& list) {
@@ -269,6 +385,8 @@ void add_python_commands(CLI::App& app) {
   g_gpumode = g_import->add_subcommand("gpumode", "import a GPU MODE problem directory (task.yml, reference.py)");
   g_gpumode->add_option("DIR", g_flags.path, "the problem directory")->required();
   g_gpumode->add_option("--out", g_flags.out, "root for the generated problem directory (default: the store's data directory)");
+  g_gpumode->add_option("--prefix", g_flags.prefix, "problem name prefix (default gpumode)");
+  g_gpumode->add_option("--timeout", g_flags.timeout, "seconds allowed to inspect the problem");
 }
 
 bool run_python_command_if_selected(int& status) {
@@ -278,7 +396,8 @@ bool run_python_command_if_selected(int& status) {
     return true;
   }
   if (g_gpumode->parsed()) {
-    throw usage_error("kjudge import gpumode: not available in this build");
+    status = cmd_import_gpumode(g_flags);
+    return true;
   }
   status = 2;
   return true;

@@ -545,7 +545,7 @@ json evaluate(const eval_options& o) {
       wo.sandbox = o.sandbox;
       wo.scratch_dir = scratch_root / "reference";
       if (python_reference)
-        configure_python_worker(wo, python_party(p, pyp, "reference", pyp.file, "module", pyp.entry, std::nullopt, false,
+        configure_python_worker(wo, python_party(p, pyp, "reference", pyp.file, python_party_kind(pyp, "reference"), pyp.entry, std::nullopt, false,
                                                  "cpu", variant, find_python_setup()),
                                 scratch_root / "reference-party");
       auto r = worker_process::start(wo);
@@ -557,7 +557,7 @@ json evaluate(const eval_options& o) {
     }
     worker_process* cand = start_worker(
         cand_build.library, "candidate", "candidate",
-        python_candidate ? python_party(p, pyp, "candidate", o.candidate, pyp.format == "suite" ? "auto" : "module",
+        python_candidate ? python_party(p, pyp, "candidate", o.candidate, python_party_kind(pyp, "candidate"),
                                         pyp.candidate_entry, std::nullopt, o.tf32, o.device, variant, find_python_setup())
                          : json());
     result["candidate"]["info"] = cand->ready().value("info", "");
@@ -665,7 +665,7 @@ json evaluate(const eval_options& o) {
         std::replace(label.begin(), label.end(), ':', '-');
         progress("warm-up", 0, 1, kind + (mode ? " (compiling)" : ""));
         worker_process* w = start_worker(pyp.file, "baseline", "baseline-" + label,
-                                         python_party(p, pyp, "baseline", pyp.file, pyp.format == "suite" ? "function" : "module",
+                                         python_party(p, pyp, "baseline", pyp.file, python_party_kind(pyp, "baseline"),
                                                       pyp.entry, mode, o.tf32, o.device, variant, ps));
         parties.push_back({kind, pyp.file, sha256_hex(read_file(pyp.file)), w, false});
         python_parties.push_back(parties.size() - 1);

@@ -87,6 +87,7 @@ python_problem python_problem_of(const problem_spec& p) {
       pp.seed = j.value("seed", 42);
       pp.args = j.value("args", nlohmann::json());
       pp.source = j.value("source", nlohmann::json());
+      pp.structure = j.value("structure", nlohmann::json());
     } catch (const nlohmann::json::exception& e) {
       throw usage_error(sidecar.string() + ": malformed import description: " + e.what());
     }
@@ -100,6 +101,12 @@ python_problem python_problem_of(const problem_spec& p) {
     pp.candidate_entry = "kernel|ModelNew";
   }
   return pp;
+}
+
+std::string python_party_kind(const python_problem& pp, const std::string& role) {
+  if (pp.format == "suite") return role == "candidate" ? "auto" : "function";
+  if (pp.format == "gpumode") return "gpumode";
+  return "module";
 }
 
 const std::vector<std::string>& torch_baseline_kinds() {
@@ -127,7 +134,9 @@ std::vector<std::string> default_torch_baselines(const std::string& device) {
     return kinds;
   }
   if (device == "cuda") return torch_baseline_kinds();
-  return {"torch:eager", "torch:compile:default", "torch:compile:max-autotune-no-cudagraphs"};
+  // On cpu, eager only by default: inductor's C++ compile costs 15-40 s per mode and shape on a
+  // two-core machine, for every evaluation; --torch adds the compile modes (docs/python.md).
+  return {"torch:eager"};
 }
 
 std::optional<std::string> torch_compile_mode(const std::string& kind) {
@@ -170,7 +179,9 @@ nlohmann::json python_party(const problem_spec& p, const python_problem& pp, con
                         {"init_inputs", pp.init_inputs},
                         {"seed", pp.seed},
                         {"module", role == "candidate" ? "kjudge_candidate" : "kjudge_reference"},
-                        {"threads", torch_threads(device)}};
+                        {"threads", torch_threads(device)},
+                        {"structure", pp.structure},
+                        {"problem_dir", p.dir.string()}};
 }
 
 void configure_python_worker(worker_options& wo, const nlohmann::json& party, const fs::path& config_dir) {

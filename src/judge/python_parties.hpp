@@ -30,7 +30,7 @@ python_setup find_python_setup();
 // How a problem is expressed in Python: the suite's reference.py (function `reference`), or an
 // imported problem's module (kjudge-import.json beside problem.toml).
 struct python_problem {
-  std::string format;                 // "suite" | "kernelbench"; empty: no Python form
+  std::string format;                 // "suite" | "kernelbench" | "gpumode"; empty: none
   std::filesystem::path file;         // reference.py, or the imported problem's model.py
   std::string entry;                  // "reference" | "Model"
   std::string candidate_entry;        // "kernel|ModelNew" | "ModelNew"
@@ -38,7 +38,11 @@ struct python_problem {
   int seed = 42;
   nlohmann::json args;                // argument plan (kernelbench); null: tensors then kwargs
   nlohmann::json source;              // where it was imported from
+  nlohmann::json structure;           // gpumode: {"inputs": "single"|"tuple", "outputs": ...}
 };
+// The party kind of the glue (kjudge_host.py load) for a role: "function" (suite references),
+// "auto" (suite candidates: kernel(...) or ModelNew), "module" (KernelBench), "gpumode".
+std::string python_party_kind(const python_problem& pp, const std::string& role);
 // Throws usage_error for a malformed kjudge-import.json.
 python_problem python_problem_of(const problem_spec& p);
 
@@ -47,8 +51,8 @@ bool is_python_candidate(const std::filesystem::path& candidate);
 // torch baseline kinds: torch:eager, torch:compile:default,
 // torch:compile:max-autotune-no-cudagraphs, torch:compile:max-autotune.
 const std::vector<std::string>& torch_baseline_kinds();
-// The default set for a device. On cpu, max-autotune is max-autotune-no-cudagraphs (CUDA graphs
-// do not exist there) and is left out as a duplicate.
+// The default set for a device: all four on cuda; torch:eager on cpu (compiling costs tens of
+// seconds per mode there; --torch or KJUDGE_TORCH_BASELINES asks for the compile modes).
 std::vector<std::string> default_torch_baselines(const std::string& device);
 // "torch:compile:MODE" -> MODE; "torch:eager" -> nullopt. Throws usage_error for another name.
 std::optional<std::string> torch_compile_mode(const std::string& kind);

@@ -1,8 +1,9 @@
 #include "loop/beam.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 #include <regex>
 #include <set>
 
@@ -70,7 +71,8 @@ std::vector<std::string> update_families(std::map<std::string, family_record>& f
     auto& f = families[a.family];
     f.name = a.family;
     ++f.attempts;
-    if (a.status == "ok_faster" || a.status == "ok_not_faster") ++f.correct;
+    if (a.status == "ok_faster" || a.status == "ok_not_faster")
+      ++f.correct;
     else {
       ++f.rejected;
       ++f.rejections[a.status];
@@ -165,7 +167,8 @@ request choose_request(int iteration, const std::vector<beam_member>& beam,
     r.kind = "new_family";
     for (const auto& [name, f] : families) r.avoid_families.push_back(name);
     r.reason = fmt::format(
-        "plateau: no improvement beyond the CI's noise for {} iterations (best {:.3g}x [{:.3g}, {:.3g}], {}); propose a "
+        "plateau: no improvement beyond the CI's noise for {} iterations (best {:.3g}x [{:.3g}, {:.3g}], {}); propose "
+        "a "
         "structurally different algorithm family",
         quiet, beam.front().c.median, beam.front().c.lo, beam.front().c.hi, beam.front().c.id);
     return r;
@@ -195,8 +198,10 @@ info_fields parse_info(const std::string& info) {
     const auto eq = field.find('=');
     if (eq != std::string::npos) {
       const std::string key = trim(field.substr(0, eq));
-      if (key == "family") f.family = trim(field.substr(eq + 1));
-      else if (key == "notes") f.notes = trim(info.substr(pos + eq + 1));  // notes run to the end: they may hold ';'
+      if (key == "family")
+        f.family = trim(field.substr(eq + 1));
+      else if (key == "notes")
+        f.notes = trim(info.substr(pos + eq + 1));  // notes run to the end: they may hold ';'
       if (key == "notes") break;
     }
     pos = end + 1;
@@ -213,9 +218,8 @@ std::string family_from_source(const std::string& source) {
 }
 
 nlohmann::json to_json(const scored_candidate& c) {
-  return nlohmann::json{{"id", c.id},         {"sha256", c.sha256},       {"family", c.family},
-                        {"median", c.median}, {"ci95", {c.lo, c.hi}},     {"time_s", c.time_s},
-                        {"iteration", c.iteration}};
+  return nlohmann::json{{"id", c.id},           {"sha256", c.sha256}, {"family", c.family},      {"median", c.median},
+                        {"ci95", {c.lo, c.hi}}, {"time_s", c.time_s}, {"iteration", c.iteration}};
 }
 
 scored_candidate scored_from_json(const nlohmann::json& j) {

@@ -5,11 +5,10 @@
 #pragma once
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace kjudge::loop {
 
@@ -20,7 +19,7 @@ struct scored_candidate {
   std::string sha256;  // of the source file
   std::string family;  // from kj_info "family=..."
   double median = 0.0;
-  double lo = 0.0;     // 95% CI of the speedup
+  double lo = 0.0;  // 95% CI of the speedup
   double hi = 0.0;
   double time_s = 0.0;  // geometric mean over bench cases of the candidate's median time, seconds
   int iteration = 0;
@@ -87,9 +86,9 @@ bool improves_beyond_noise(const std::optional<scored_candidate>& previous_best,
 
 // The request sent to the proposer for one iteration.
 struct request {
-  std::string kind;  // "initial" | "improve" | "fix" | "new_family"
-  std::string target_id;  // improve/fix: the proposal to start from
-  std::string family;     // improve/fix: its family
+  std::string kind;                         // "initial" | "improve" | "fix" | "new_family"
+  std::string target_id;                    // improve/fix: the proposal to start from
+  std::string family;                       // improve/fix: its family
   std::vector<std::string> avoid_families;  // new_family: families already tried
   std::string reason;
 

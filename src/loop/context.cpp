@@ -1,7 +1,8 @@
 #include "loop/context.hpp"
 
-#include <algorithm>
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "core/hash.hpp"
 
@@ -33,19 +34,26 @@ std::string read_or_empty(const fs::path& p) {
 }
 
 json verdict_json(const json& s) {
-  return json{{"status", s.value("status", "")}, {"rule", s.value("rule", json())}, {"reasons", s.value("reasons", json::array())}};
+  return json{{"status", s.value("status", "")},
+              {"rule", s.value("rule", json())},
+              {"reasons", s.value("reasons", json::array())}};
 }
 
 json speedup_json(const json& s) {
   if (!s.value("median", json()).is_number()) return nullptr;
-  return json{{"median", s["median"]}, {"ci95", {s.value("lo", json()), s.value("hi", json())}}, {"baseline", s.value("baseline", json())}};
+  return json{{"median", s["median"]},
+              {"ci95", {s.value("lo", json()), s.value("hi", json())}},
+              {"baseline", s.value("baseline", json())}};
 }
 
 // Everything the proposer may want about one judged proposal.
 json proposal_json(const loop_state& st, const proposal& p, const fs::path& workdir, bool with_source) {
   const json* s = st.effective_summary(p);
-  json j{{"id", p.id}, {"iteration", p.iteration}, {"path", p.file.empty() ? json() : json((workdir / p.file).string())},
-         {"sha256", p.sha256}, {"meta", p.meta}};
+  json j{{"id", p.id},
+         {"iteration", p.iteration},
+         {"path", p.file.empty() ? json() : json((workdir / p.file).string())},
+         {"sha256", p.sha256},
+         {"meta", p.meta}};
   if (s != nullptr) {
     j["family"] = s->value("family", "unknown");
     j["notes"] = s->value("notes", "");
@@ -72,7 +80,8 @@ std::string fmt_speedup(const json& sp) {
   if (!sp.is_object() || !sp["median"].is_number()) return "-";
   const auto& ci = sp["ci95"];
   if (ci.is_array() && ci.size() == 2 && ci[0].is_number() && ci[1].is_number())
-    return fmt::format("{:.3g}x [{:.3g}, {:.3g}]", sp["median"].get<double>(), ci[0].get<double>(), ci[1].get<double>());
+    return fmt::format("{:.3g}x [{:.3g}, {:.3g}]", sp["median"].get<double>(), ci[0].get<double>(),
+                       ci[1].get<double>());
   return fmt::format("{:.3g}x", sp["median"].get<double>());
 }
 
@@ -107,7 +116,10 @@ json problem_json(const problem_spec& p, const std::string& device, const std::s
          {"check", p.check},
          {"tf32_allowed", p.tf32_allowed},
          {"signature",
-          {{"symbols", p.symbols}, {"inputs", tensors_json(p.inputs)}, {"outputs", tensors_json(p.outputs)}, {"scalars", scalars}}},
+          {{"symbols", p.symbols},
+           {"inputs", tensors_json(p.inputs)},
+           {"outputs", tensors_json(p.outputs)},
+           {"scalars", scalars}}},
          {"tolerances", tol},
          {"conditioning_k", p.conditioning_k},
          {"cost", {{"bytes", p.cost_bytes}, {"flops", p.cost_flops}}},
@@ -126,7 +138,8 @@ json problem_json(const problem_spec& p, const std::string& device, const std::s
   return j;
 }
 
-json build_context(const loop_state& st, const problem_spec& p, int iteration, const request& req, const context_paths& paths) {
+json build_context(const loop_state& st, const problem_spec& p, int iteration, const request& req,
+                   const context_paths& paths) {
   const json& cfg = st.config;
   const std::string device = cfg.value("device", std::string("cpu"));
   std::string dtype = cfg.value("dtype", json()).is_string() ? cfg["dtype"].get<std::string>() : std::string();
@@ -233,8 +246,9 @@ json build_context(const loop_state& st, const problem_spec& p, int iteration, c
         {"dtype", dtype},
         {"timing_budget_s", cfg.value("eval", json::object()).value("timing_budget_s", 2.0)},
         {"min_rounds", cfg.value("eval", json::object()).value("min_rounds", 10)},
-        {"rule", "correct on every public and hidden case, anti-cheat rules included; faster only if the 95% CI of the "
-                 "speedup over the strongest baseline is above 1"}}},
+        {"rule",
+         "correct on every public and hidden case, anti-cheat rules included; faster only if the 95% CI of the "
+         "speedup over the strongest baseline is above 1"}}},
       {"brief", paths.brief.string()}};
 }
 
@@ -243,42 +257,47 @@ std::string render_brief(const json& c) {
   const json& req = c["request"];
   std::string md;
   md += fmt::format("# kjudge loop: {} — iteration {}\n\n", p.value("name", ""), c.value("iteration", 0));
-  md += fmt::format("Protocol {} (`{}`); the same content as JSON: `$KJUDGE_CONTEXT`.\n\n", c.value("protocol_version", 1),
-                    c.value("schema", ""));
+  md += fmt::format("Protocol {} (`{}`); the same content as JSON: `$KJUDGE_CONTEXT`.\n\n",
+                    c.value("protocol_version", 1), c.value("schema", ""));
   md += "## Request\n\n";
   const std::string kind = req.value("kind", "");
   if (kind == "improve")
-    md += fmt::format("**Improve `{}`** (family `{}`): {}.\n", str_or(req, "target"), str_or(req, "family"), str_or(req, "reason"));
+    md += fmt::format("**Improve `{}`** (family `{}`): {}.\n", str_or(req, "target"), str_or(req, "family"),
+                      str_or(req, "reason"));
   else if (kind == "fix")
-    md += fmt::format("**Fix `{}`** (family `{}`): {}.\n", str_or(req, "target"), str_or(req, "family"), str_or(req, "reason"));
+    md += fmt::format("**Fix `{}`** (family `{}`): {}.\n", str_or(req, "target"), str_or(req, "family"),
+                      str_or(req, "reason"));
   else if (kind == "new_family") {
     md += fmt::format("**Propose a structurally different algorithm family.** {}.\n", str_or(req, "reason"));
     std::string fams;
-    for (const auto& f : req.value("avoid_families", json::array())) fams += (fams.empty() ? "" : ", ") + ("`" + f.get<std::string>() + "`");
+    for (const auto& f : req.value("avoid_families", json::array()))
+      fams += (fams.empty() ? "" : ", ") + ("`" + f.get<std::string>() + "`");
     if (!fams.empty()) md += "Families tried so far: " + fams + ".\n";
   } else
     md += fmt::format("**Propose a first candidate.** {}.\n", str_or(req, "reason"));
   if (req.contains("target_path")) md += fmt::format("Its source: `{}`.\n", req["target_path"].get<std::string>());
   const json& out = c["output"];
   md += fmt::format(
-      "\nWrite one or more candidate files (`*{}`, at most {}, each at most 1 MiB) into `$KJUDGE_OUTPUT_DIR` (`{}`) and "
+      "\nWrite one or more candidate files (`*{}`, at most {}, each at most 1 MiB) into `$KJUDGE_OUTPUT_DIR` (`{}`) "
+      "and "
       "exit 0 within {:.0f} s. Each file is one candidate: it includes `kjudge/candidate.h`, exports `kj_run`, and "
-      "should export `kj_info` returning `\"family=NAME;notes=...\"` — candidates are grouped into families by NAME.\n\n",
+      "should export `kj_info` returning `\"family=NAME;notes=...\"` — candidates are grouped into families by "
+      "NAME.\n\n",
       out.value("extension", ".cpp"), out.value("max_files", 16), out.value("dir", ""), out.value("timeout_s", 900.0));
 
   md += fmt::format("## Problem: {}\n\n{}\n\n", p.value("name", ""), p.value("description", ""));
-  md += fmt::format("Device `{}`, dtype `{}` (variants: {}). Spec: `{}`.\n\n", p.value("device", ""), p.value("dtype", ""),
-                    p["dtypes"].dump(), p.value("spec", ""));
+  md += fmt::format("Device `{}`, dtype `{}` (variants: {}). Spec: `{}`.\n\n", p.value("device", ""),
+                    p.value("dtype", ""), p["dtypes"].dump(), p.value("spec", ""));
   md += "| role | name | dtype | shape |\n|---|---|---|---|\n";
   for (const char* role : {"inputs", "outputs"})
     for (const auto& t : p["signature"][role])
-      md += fmt::format("| {} | {} | {} | [{}] |\n", role, t.value("name", ""), t.value("dtype", ""),
-                        [&] {
-                          std::string s;
-                          for (const auto& d : t["shape"]) s += (s.empty() ? "" : ", ") + d.get<std::string>();
-                          return s;
-                        }());
-  for (const auto& s : p["signature"]["scalars"]) md += fmt::format("| scalar | {} | f64 | {} |\n", s.value("name", ""), s["value"].dump());
+      md += fmt::format("| {} | {} | {} | [{}] |\n", role, t.value("name", ""), t.value("dtype", ""), [&] {
+        std::string s;
+        for (const auto& d : t["shape"]) s += (s.empty() ? "" : ", ") + d.get<std::string>();
+        return s;
+      }());
+  for (const auto& s : p["signature"]["scalars"])
+    md += fmt::format("| scalar | {} | f64 | {} |\n", s.value("name", ""), s["value"].dump());
   md += fmt::format("\nCost model: bytes = `{}`, flops = `{}`. Tolerances: {}.\n", p["cost"].value("bytes", ""),
                     p["cost"].value("flops", ""), p["tolerances"].dump());
   md += "Public cases: ";
@@ -286,18 +305,23 @@ std::string render_brief(const json& c) {
   md += "\nTimed (bench) cases: ";
   for (const auto& cs : p["bench_cases"]) md += cs["symbols"].dump() + " " + cs.value("distribution", "") + "; ";
   if (p.contains("hidden"))
-    md += fmt::format("\nHidden cases: {} per evaluation, shapes in {}, distributions {} (secret seed; odd sizes, M=1, N=1 "
-                      "included).\n",
-                      p["hidden"].value("count", 0), p["hidden"]["ranges"].dump(), p["hidden"]["distributions"].dump());
+    md += fmt::format(
+        "\nHidden cases: {} per evaluation, shapes in {}, distributions {} (secret seed; odd sizes, M=1, N=1 "
+        "included).\n",
+        p["hidden"].value("count", 0), p["hidden"]["ranges"].dump(), p["hidden"]["distributions"].dump());
   md += fmt::format("\n{}\n\n", c["judge"].value("rule", ""));
 
   md += "## Beam\n\n";
-  if (c["beam"].empty()) md += "Empty: no correct candidate yet.\n\n";
+  if (c["beam"].empty())
+    md += "Empty: no correct candidate yet.\n\n";
   else {
-    md += "| rank | id | family | verdict | speedup (95% CI) | time | speed of light | peak memory |\n|---|---|---|---|---|---|---|---|\n";
+    md +=
+        "| rank | id | family | verdict | speedup (95% CI) | time | speed of light | peak memory "
+        "|\n|---|---|---|---|---|---|---|---|\n";
     for (const auto& m : c["beam"])
-      md += fmt::format("| {}{} | {} | {} | {} | {} | {} | {} | {} |\n", m.value("rank", 0), m.value("near_miss", false) ? " (near-miss)" : "",
-                        m.value("id", ""), m.value("family", ""), m["verdict"].value("status", ""), fmt_speedup(m.value("speedup", json())),
+      md += fmt::format("| {}{} | {} | {} | {} | {} | {} | {} | {} |\n", m.value("rank", 0),
+                        m.value("near_miss", false) ? " (near-miss)" : "", m.value("id", ""), m.value("family", ""),
+                        m["verdict"].value("status", ""), fmt_speedup(m.value("speedup", json())),
                         fmt_time(m.value("time_s", json())), str_or(m, "fraction_of_speed_of_light", "n/a"),
                         str_or(m, "peak_memory_bytes", "n/a"));
     md += "\n";
@@ -305,8 +329,9 @@ std::string render_brief(const json& c) {
       md += fmt::format("### {} — family `{}`{}\n\n", m.value("id", ""), m.value("family", ""),
                         m.value("notes", "").empty() ? "" : " (" + m.value("notes", "") + ")");
       for (const auto& cs : m.value("cases", json::array()))
-        md += fmt::format("- {} {}: {} vs {} → {}\n", cs.value("id", ""), cs.value("shape", ""), fmt_time(cs.value("median_s", json())),
-                          str_or(cs, "strongest"), fmt_speedup(cs.value("speedup", json())));
+        md += fmt::format("- {} {}: {} vs {} → {}\n", cs.value("id", ""), cs.value("shape", ""),
+                          fmt_time(cs.value("median_s", json())), str_or(cs, "strongest"),
+                          fmt_speedup(cs.value("speedup", json())));
       if (!m.value("ptxas", json()).is_null()) md += "- ptxas: `" + m["ptxas"].dump() + "`\n";
       md += fmt::format("\nSource (`{}`):\n\n```cpp\n{}```\n\n", str_or(m, "path"), m.value("source", ""));
     }
@@ -314,31 +339,37 @@ std::string render_brief(const json& c) {
   if (!c["rejected"].empty()) {
     md += "## Recently rejected\n\n";
     for (const auto& r : c["rejected"]) {
-      md += fmt::format("### {} — family `{}`: {}{}\n\n", r.value("id", ""), r.value("family", "unknown"), r["verdict"].value("status", ""),
+      md += fmt::format("### {} — family `{}`: {}{}\n\n", r.value("id", ""), r.value("family", "unknown"),
+                        r["verdict"].value("status", ""),
                         r["verdict"]["rule"].is_string() ? " (" + r["verdict"]["rule"].get<std::string>() + ")" : "");
       for (const auto& why : r["verdict"].value("reasons", json::array())) md += "- " + why.get<std::string>() + "\n";
-      if (!r.value("failing_case", json()).is_null()) md += "\nFailing case:\n\n```json\n" + r["failing_case"].dump(2) + "\n```\n";
+      if (!r.value("failing_case", json()).is_null())
+        md += "\nFailing case:\n\n```json\n" + r["failing_case"].dump(2) + "\n```\n";
       md += fmt::format("\nSource (`{}`) is in the JSON context.\n\n", str_or(r, "path"));
     }
   }
   md += "## Families\n\n";
-  if (c["families"].empty()) md += "None yet.\n";
+  if (c["families"].empty())
+    md += "None yet.\n";
   else {
     md += "| family | attempts | correct | rejected | best | state |\n|---|---|---|---|---|---|\n";
     for (const auto& f : c["families"]) {
       std::string best = "-";
-      if (f["best"].is_object()) best = fmt::format("{:.3g}x ({})", f["best"].value("median", 0.0), f["best"].value("id", ""));
-      const std::string state = f.value("retired", false) ? "retired: " + f.value("retired_reason", "")
-                                : f.value("in_beam", false) ? "in the beam" : "active (outside the beam)";
-      md += fmt::format("| {} | {} | {} | {} | {} | {} |\n", f.value("name", ""), f.value("attempts", 0), f.value("correct", 0),
-                        f.value("rejected", 0), best, state);
+      if (f["best"].is_object())
+        best = fmt::format("{:.3g}x ({})", f["best"].value("median", 0.0), f["best"].value("id", ""));
+      const std::string state = f.value("retired", false)   ? "retired: " + f.value("retired_reason", "")
+                                : f.value("in_beam", false) ? "in the beam"
+                                                            : "active (outside the beam)";
+      md += fmt::format("| {} | {} | {} | {} | {} | {} |\n", f.value("name", ""), f.value("attempts", 0),
+                        f.value("correct", 0), f.value("rejected", 0), best, state);
     }
   }
   const json& h = c["history"];
-  md += fmt::format("\n## History\n\n{} iterations, {} proposals: {} judged ({} correct, {} rejected), {} garbage, {} duplicates, {} "
-                    "discarded.\n",
-                    h.value("iterations_finished", 0), h.value("proposals", 0), h.value("judged", 0), h.value("correct", 0),
-                    h.value("rejected", 0), h.value("garbage", 0), h.value("duplicates", 0), h.value("discarded", 0));
+  md += fmt::format(
+      "\n## History\n\n{} iterations, {} proposals: {} judged ({} correct, {} rejected), {} garbage, {} duplicates, {} "
+      "discarded.\n",
+      h.value("iterations_finished", 0), h.value("proposals", 0), h.value("judged", 0), h.value("correct", 0),
+      h.value("rejected", 0), h.value("garbage", 0), h.value("duplicates", 0), h.value("discarded", 0));
   if (!h["recent"].empty()) {
     md += "\n| id | state | family | verdict | speedup |\n|---|---|---|---|---|\n";
     for (const auto& r : h["recent"])
@@ -346,7 +377,8 @@ std::string render_brief(const json& c) {
                         str_or(r, "status"), fmt_speedup(r.value("speedup", json())));
   }
   md += "\n## The candidate ABI (`kjudge/candidate.h`)\n\n```c\n" + c["abi"].value("header", "") + "```\n";
-  md += fmt::format("\nHelpers for f32/bf16 I/O, argument checks and a vectorisable exp: `{}`.\n", c["abi"].value("helpers_path", ""));
+  md += fmt::format("\nHelpers for f32/bf16 I/O, argument checks and a vectorisable exp: `{}`.\n",
+                    c["abi"].value("helpers_path", ""));
   return md;
 }
 

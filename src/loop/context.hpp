@@ -3,9 +3,8 @@
 #pragma once
 
 #include <filesystem>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "loop/beam.hpp"
 #include "loop/state.hpp"

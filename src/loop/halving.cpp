@@ -1,8 +1,9 @@
 #include "loop/halving.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 #include <random>
 #include <regex>
 #include <set>
@@ -60,7 +61,8 @@ tuning_template parse_template_text(const std::filesystem::path& name, const std
       const std::string v = trim(rest.substr(pos, comma - pos));
       if (v.empty() || !std::regex_match(v, value_re))
         throw usage_error(located(where, n, "kj-param " + p.name + ": empty or invalid value in '" + trim(rest) + "'"));
-      if (!seen.insert(v).second) throw usage_error(located(where, n, "kj-param " + p.name + ": value '" + v + "' repeated"));
+      if (!seen.insert(v).second)
+        throw usage_error(located(where, n, "kj-param " + p.name + ": value '" + v + "' repeated"));
       p.values.push_back(v);
       pos = comma + 1;
     }
@@ -156,8 +158,8 @@ int planned_rungs(std::size_t n, double eta) {
   return r;
 }
 
-std::optional<rung_plan> next_rung(const std::vector<std::string>& initial, const std::vector<std::vector<rung_result>>& done,
-                                   const halving_params& p) {
+std::optional<rung_plan> next_rung(const std::vector<std::string>& initial,
+                                   const std::vector<std::vector<rung_result>>& done, const halving_params& p) {
   rung_plan plan;
   plan.planned_rungs = planned_rungs(initial.size(), p.eta);
   plan.rung = static_cast<int>(done.size());

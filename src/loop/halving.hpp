@@ -57,7 +57,7 @@ struct halving_params {
 struct rung_result {
   std::string key;
   bool correct = false;
-  double score = 0.0;  // speedup median; higher is better
+  double score = 0.0;  // higher is better (autotune: 1 / candidate time)
 };
 
 struct rung_plan {
@@ -73,7 +73,7 @@ int planned_rungs(std::size_t n, double eta);
 // The next rung given the finished ones (`done[r]` = results of rung r, in any order), or
 // nullopt when the search is over: the last rung held one configuration, or no configuration of
 // the last rung was correct. Survivors are the ceil(n/eta) best correct ones, ties broken by key.
-std::optional<rung_plan> next_rung(const std::vector<std::string>& initial, const std::vector<std::vector<rung_result>>& done,
-                                   const halving_params& p);
+std::optional<rung_plan> next_rung(const std::vector<std::string>& initial,
+                                   const std::vector<std::vector<rung_result>>& done, const halving_params& p);
 
 }  // namespace kjudge::loop

@@ -1,11 +1,12 @@
 #include "loop/loop.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
-#include <fmt/format.h>
 #include <fstream>
 #include <memory>
 #include <random>
@@ -69,7 +70,9 @@ std::string fmt_duration(double s) {
   return fmt::format("{}s", t);
 }
 
-std::string fmt_ci(double m, double lo, double hi) { return fmt::format("{:.3g}x [{:.3g}, {:.3g}]", m, lo, hi); }
+std::string fmt_ci(double m, double lo, double hi) {
+  return fmt::format("{:.3g}x [{:.3g}, {:.3g}]", m, lo, hi);
+}
 
 bool valid_utf8(const std::string& s) {
   std::size_t i = 0;
@@ -104,8 +107,8 @@ classified classify(const fs::path& p, const std::string& device) {
   const std::string ext = p.extension().string();
   const bool source = device == "cuda" ? ext == ".cu" : (ext == ".cpp" || ext == ".cc" || ext == ".cxx");
   if (!source) {
-    c.reason = fmt::format("not a candidate source: expected {} for --device {}, got '{}'", device == "cuda" ? "*.cu" : "*.cpp",
-                           device, p.filename().string());
+    c.reason = fmt::format("not a candidate source: expected {} for --device {}, got '{}'",
+                           device == "cuda" ? "*.cu" : "*.cpp", device, p.filename().string());
     return c;
   }
   const auto size = fs::file_size(p, ec);
@@ -159,7 +162,10 @@ std::optional<json> read_json_if_valid(const fs::path& p) {
 class driver {
  public:
   driver(fs::path workdir, const std::vector<json>& events, bool progress)
-      : m_workdir(std::move(workdir)), m_journal(m_workdir / "journal.jsonl"), m_progress(progress), m_t0(clock_type::now()) {
+      : m_workdir(std::move(workdir)),
+        m_journal(m_workdir / "journal.jsonl"),
+        m_progress(progress),
+        m_t0(clock_type::now()) {
     for (const auto& ev : events) m_state.apply(ev);
     const json& c = m_state.config;
     m_problem = load_problem(c.value("problem_dir", std::string()));
@@ -188,8 +194,10 @@ class driver {
       }
       const std::string stop = stop_condition();
       if (!stop.empty()) {
-        append(json{{"event", "stopped"}, {"reason", stop}, {"iteration", i}, {"elapsed_s", elapsed()}, {"at", utc_now()}});
-        say(fmt::format("stopped after {} iteration(s): {} · {}", m_state.finished_iterations, describe_stop(stop), best_line()));
+        append(json{
+            {"event", "stopped"}, {"reason", stop}, {"iteration", i}, {"elapsed_s", elapsed()}, {"at", utc_now()}});
+        say(fmt::format("stopped after {} iteration(s): {} · {}", m_state.finished_iterations, describe_stop(stop),
+                        best_line()));
         break;
       }
       start_iteration(i + 1);
@@ -237,7 +245,9 @@ class driver {
   std::string left_line() const {
     std::string s = "elapsed " + fmt_duration(elapsed());
     const json b = cfg().value("budget_iterations", json());
-    if (b.is_number_integer()) s += fmt::format(", {} of {} iterations left", std::max(0, b.get<int>() - m_state.finished_iterations), b.get<int>());
+    if (b.is_number_integer())
+      s += fmt::format(", {} of {} iterations left", std::max(0, b.get<int>() - m_state.finished_iterations),
+                       b.get<int>());
     const json h = cfg().value("hours", json());
     if (h.is_number()) s += ", " + fmt_duration(std::max(0.0, h.get<double>() * 3600.0 - elapsed())) + " left";
     return s;
@@ -357,23 +367,28 @@ class driver {
     }
     std::string status = r.status;
     if (status == "ok") {
-      if (r.files.empty()) status = "nothing";
-      else if (eligible == 0) status = "garbage";
+      if (r.files.empty())
+        status = "nothing";
+      else if (eligible == 0)
+        status = "garbage";
     }
-    json pr{{"status", status},      {"exit_status", r.exit_status}, {"signal", r.signal},
-            {"seconds", r.seconds},  {"message", r.message},         {"files", r.files.size()},
-            {"garbage", garbage}};
+    json pr{{"status", status},     {"exit_status", r.exit_status}, {"signal", r.signal}, {"seconds", r.seconds},
+            {"message", r.message}, {"files", r.files.size()},      {"garbage", garbage}};
     if (fs::exists(in.log)) pr["log"] = fs::relative(in.log, m_workdir).string();
-    append(json{{"event", "proposed"}, {"iteration", i}, {"proposer", pr}, {"proposals", proposals}, {"at", utc_now()}});
+    append(
+        json{{"event", "proposed"}, {"iteration", i}, {"proposer", pr}, {"proposals", proposals}, {"at", utc_now()}});
     m_proposer->recorded(r.files, m_state);
     for (const auto& id : m_state.iterations[i].proposal_ids) store_proposal(*m_state.find(id));
-    std::string line = fmt::format("proposer {} in {:.1f} s: {} file(s), {} to judge", status, r.seconds, r.files.size(),
-                                   std::count_if(proposals.begin(), proposals.end(), [](const json& p) { return p["state"] == "pending"; }));
+    std::string line = fmt::format(
+        "proposer {} in {:.1f} s: {} file(s), {} to judge", status, r.seconds, r.files.size(),
+        std::count_if(proposals.begin(), proposals.end(), [](const json& p) { return p["state"] == "pending"; }));
     if (garbage > 0) line += fmt::format(", {} garbage", garbage);
     if (!r.message.empty()) line += " · " + r.message.substr(0, 300);
     say(line);
     for (const auto& p : proposals)
-      if (p["state"] != "pending") say(fmt::format("  {} {}: {}", p["id"].get<std::string>(), p["state"].get<std::string>(), p.value("reason", "")));
+      if (p["state"] != "pending")
+        say(fmt::format("  {} {}: {}", p["id"].get<std::string>(), p["state"].get<std::string>(),
+                        p.value("reason", "")));
   }
 
   void judge(const std::string& id) {
@@ -415,7 +430,8 @@ class driver {
                       {"speedup", nullptr}};
       }
       pl.clear();
-      result["loop"] = json{{"run", run_id()}, {"proposal", id}, {"iteration", p.iteration}, {"profile", p.profile.to_json()}};
+      result["loop"] =
+          json{{"run", run_id()}, {"proposal", id}, {"iteration", p.iteration}, {"profile", p.profile.to_json()}};
       write_json_file(result_file, result);
     }
     json summary = summarize_result(result);
@@ -439,7 +455,8 @@ class driver {
     if (summary["time_s"].is_number()) line += " " + format_seconds(summary["time_s"].get<double>());
     line += " family=" + summary.value("family", "unknown");
     if (p.meta.is_object() && p.meta.contains("autotune"))
-      line += fmt::format(" [{}; rung {}]", p.meta["autotune"].value("config", ""), p.meta["autotune"].value("rung", 0) + 1);
+      line += fmt::format(" [{}; rung {}]", p.meta["autotune"].value("config", ""),
+                          p.meta["autotune"].value("rung", 0) + 1);
     if (!status_is_correct(summary.value("status", "")) && !summary["reasons"].empty())
       line += " · " + summary["reasons"][0].get<std::string>().substr(0, 200);
     say(line);
@@ -464,7 +481,8 @@ class driver {
     json accept;
     if (best) {
       const json* last = m_state.accepts.empty() ? nullptr : &m_state.accepts.back();
-      if (last == nullptr || ((*last).value("sha256", "") != best->sha256 && best->median > (*last).value("median", 0.0))) {
+      if (last == nullptr ||
+          ((*last).value("sha256", "") != best->sha256 && best->median > (*last).value("median", 0.0))) {
         accept = to_json(*best);
         accept["previous"] = last != nullptr ? json((*last).value("id", "")) : json();
         accept["beyond_noise"] = improved;
@@ -481,7 +499,9 @@ class driver {
                 {"best", best ? to_json(*best) : json()},
                 {"improved", improved},
                 {"changes", changes},
-                {"plateau", {{"last_improvement", plateau.last_improvement}, {"last_new_family_request", plateau.last_new_family_request}}},
+                {"plateau",
+                 {{"last_improvement", plateau.last_improvement},
+                  {"last_new_family_request", plateau.last_new_family_request}}},
                 {"accept", accept},
                 {"elapsed_s", elapsed()},
                 {"at", utc_now()}});
@@ -491,14 +511,17 @@ class driver {
 
     std::string members;
     for (const auto& m : beam)
-      members += fmt::format("{}{} {} {:.3g}x{}", members.empty() ? "" : " | ", m.c.id, m.c.family, m.c.median, m.near_miss ? " (near-miss)" : "");
+      members += fmt::format("{}{} {} {:.3g}x{}", members.empty() ? "" : " | ", m.c.id, m.c.family, m.c.median,
+                             m.near_miss ? " (near-miss)" : "");
     say(fmt::format("iteration {} done{} · {} · beam: {} · {}", i, improved ? " (improved)" : "", best_line(),
                     members.empty() ? "empty" : members, left_line()));
     for (const auto& ch : changes) {
       const auto colon = ch.find(':');
       const std::string fam = ch.substr(colon + 1);
-      if (ch.rfind("retired:", 0) == 0) say(fmt::format("  family {} retired: {}", fam, m_state.families[fam].retired_reason));
-      else say(fmt::format("  family {} revived", fam));
+      if (ch.rfind("retired:", 0) == 0)
+        say(fmt::format("  family {} retired: {}", fam, m_state.families[fam].retired_reason));
+      else
+        say(fmt::format("  family {} revived", fam));
     }
   }
 
@@ -521,22 +544,29 @@ class driver {
       if (const proposal* pp = m_state.find(prev); pp != nullptr && pp->summary["median"].is_number())
         prev_line = fmt::format("{} {:.3g}x", prev, pp->summary["median"].get<double>());
       std::string msg = fmt::format("{}: {} {}, family {}\n\n", id,
-                                    fmt_ci(s.value("median", 0.0), s.value("lo", 0.0), s.value("hi", 0.0)), s.value("status", ""),
-                                    s.value("family", "unknown"));
-      msg += fmt::format("Accepted improvement of the kjudge loop on {} ({}), iteration {}{}.\n", m_problem.name, device(), p->iteration,
-                         a.value("beyond_noise", false) ? ", beyond the previous best's CI" : ", within the previous best's CI");
+                                    fmt_ci(s.value("median", 0.0), s.value("lo", 0.0), s.value("hi", 0.0)),
+                                    s.value("status", ""), s.value("family", "unknown"));
+      msg += fmt::format(
+          "Accepted improvement of the kjudge loop on {} ({}), iteration {}{}.\n", m_problem.name, device(),
+          p->iteration,
+          a.value("beyond_noise", false) ? ", beyond the previous best's CI" : ", within the previous best's CI");
       msg += fmt::format("verdict: {}{}\n", s.value("status", ""),
                          s["reasons"].empty() ? std::string() : " — " + s["reasons"][0].get<std::string>());
-      msg += fmt::format("speedup: {} (95% CI) against {}\n", fmt_ci(s.value("median", 0.0), s.value("lo", 0.0), s.value("hi", 0.0)),
+      msg += fmt::format("speedup: {} (95% CI) against {}\n",
+                         fmt_ci(s.value("median", 0.0), s.value("lo", 0.0), s.value("hi", 0.0)),
                          s["baseline"].is_string() ? s["baseline"].get<std::string>() : "the strongest baseline");
       if (s["time_s"].is_number())
-        msg += fmt::format("time: {} (geometric mean over the bench cases of the candidate's median)\n", format_seconds(s["time_s"].get<double>()));
+        msg += fmt::format("time: {} (geometric mean over the bench cases of the candidate's median)\n",
+                           format_seconds(s["time_s"].get<double>()));
       msg += "previous best: " + prev_line + "\n";
-      if (p->meta.is_object() && p->meta.contains("autotune")) msg += "autotune: " + p->meta["autotune"].value("config", "") + "\n";
+      if (p->meta.is_object() && p->meta.contains("autotune"))
+        msg += "autotune: " + p->meta["autotune"].value("config", "") + "\n";
       msg += fmt::format("\nkjudge-run: {}\nkjudge-sha256: {}\nkjudge-proposal: {}\n", run_id(), p->sha256, id);
       const std::string ext = device() == "cuda" ? ".cu" : ".cpp";
-      json best_doc{{"id", id}, {"iteration", p->iteration}, {"sha256", p->sha256}, {"summary", s}, {"meta", p->meta}, {"run", run_id()}};
-      const auto g = detail::commit_files(m_workdir / "git", {{"best" + ext, source}, {"best.json", best_doc.dump(2) + "\n"}}, msg, id);
+      json best_doc{{"id", id},     {"iteration", p->iteration}, {"sha256", p->sha256},
+                    {"summary", s}, {"meta", p->meta},           {"run", run_id()}};
+      const auto g = detail::commit_files(m_workdir / "git",
+                                          {{"best" + ext, source}, {"best.json", best_doc.dump(2) + "\n"}}, msg, id);
       if (!g.ok) {
         say("git commit of " + id + " failed (the journal and store hold it): " + g.message.substr(0, 300));
         return;
@@ -547,7 +577,8 @@ class driver {
   }
 
   void store_proposal(const proposal& p) {
-    json row{{"id", p.id}, {"iteration", p.iteration}, {"file", p.file}, {"sha256", p.sha256}, {"state", p.state}, {"meta", p.meta}};
+    json row{{"id", p.id},         {"iteration", p.iteration}, {"file", p.file},
+             {"sha256", p.sha256}, {"state", p.state},         {"meta", p.meta}};
     std::optional<std::int64_t> eval_id;
     if (const json* s = m_state.effective_summary(p)) {
       row["family"] = s->value("family", "unknown");
@@ -559,7 +590,8 @@ class driver {
       row["time_s"] = s->value("time_s", json());
     }
     if (p.state == "judged") {
-      if (auto doc = read_json_if_valid(m_workdir / "results" / (p.id + ".json")); doc && (*doc)["verdict"].value("status", "") != "bad_input") {
+      if (auto doc = read_json_if_valid(m_workdir / "results" / (p.id + ".json"));
+          doc && (*doc)["verdict"].value("status", "") != "bad_input") {
         std::string source;
         try {
           source = read_file(m_workdir / p.file);
@@ -615,13 +647,15 @@ void check_options(const loop_options& o) {
   if (o.hours && !(*o.hours > 0)) throw usage_error(fmt::format("--hours {}: expected a positive number", *o.hours));
   if (o.device != "cpu" && o.device != "cuda") throw usage_error("--device " + o.device + ": expected cpu or cuda");
   if (o.plateau < 0) throw usage_error(fmt::format("--plateau {}: expected 0 (never) or more iterations", o.plateau));
-  if (!(o.eval_budget_s > 0)) throw usage_error(fmt::format("--eval-budget {}: expected a positive number of seconds", o.eval_budget_s));
+  if (!(o.eval_budget_s > 0))
+    throw usage_error(fmt::format("--eval-budget {}: expected a positive number of seconds", o.eval_budget_s));
   if (o.min_rounds < 3) throw usage_error(fmt::format("--min-rounds {}: expected at least 3", o.min_rounds));
   if (!(o.near_miss_margin >= 0 && o.near_miss_margin < 1))
     throw usage_error(fmt::format("--near-miss {}: expected a fraction in [0, 1)", o.near_miss_margin));
   if (o.retire_after < 1) throw usage_error(fmt::format("--retire-after {}: expected at least 1", o.retire_after));
   if (!(o.proposer_timeout_s > 0))
-    throw usage_error(fmt::format("--proposer-timeout {}: expected a positive number of seconds", o.proposer_timeout_s));
+    throw usage_error(
+        fmt::format("--proposer-timeout {}: expected a positive number of seconds", o.proposer_timeout_s));
   if (o.max_proposals < 1) throw usage_error(fmt::format("--max-proposals {}: expected at least 1", o.max_proposals));
   for (const auto& t : o.torch_baselines) {
     const auto& kinds = torch_baseline_kinds();
@@ -644,10 +678,12 @@ loop_outcome run_loop(const loop_options& o) {
     throw usage_error("--dtype " + *o.dtype + ": " + p.name + " has no such variant");
   check_proposer_spec(o.proposer);
   const fs::path cwd = fs::current_path();
-  fs::path workdir = o.workdir.empty() ? cwd / fmt::format("kjudge-loop-{}-{}", p.name, local_stamp()) : fs::absolute(o.workdir);
+  fs::path workdir =
+      o.workdir.empty() ? cwd / fmt::format("kjudge-loop-{}-{}", p.name, local_stamp()) : fs::absolute(o.workdir);
   workdir = workdir.lexically_normal();
   if (fs::exists(workdir / "loop.json"))
-    throw usage_error(workdir.string() + " holds a loop already; continue it with `kjudge loop --resume " + workdir.string() + "`");
+    throw usage_error(workdir.string() + " holds a loop already; continue it with `kjudge loop --resume " +
+                      workdir.string() + "`");
   std::error_code ec;
   if (fs::exists(workdir) && !fs::is_empty(workdir, ec))
     throw usage_error(workdir.string() + ": not empty; give a new or empty --workdir");
@@ -669,7 +705,8 @@ loop_outcome run_loop(const loop_options& o) {
               {"proposer_resolved", resolved},
               {"beam", o.beam},
               // Without any limit an external proposer would run forever; autotune ends by itself.
-              {"budget_iterations", o.budget_iterations ? json(*o.budget_iterations) : (o.hours || autotune ? json() : json(20))},
+              {"budget_iterations",
+               o.budget_iterations ? json(*o.budget_iterations) : (o.hours || autotune ? json() : json(20))},
               {"hours", o.hours ? json(*o.hours) : json()},
               {"plateau", o.plateau},
               {"near_miss_margin", o.near_miss_margin},

@@ -6,11 +6,10 @@
 #pragma once
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "loop/beam.hpp"
 
@@ -25,19 +24,19 @@ struct loop_options {
   std::filesystem::path workdir;         // empty: ./kjudge-loop-PROBLEM-YYYYmmdd-HHMMSS
   std::string device = "cpu";
   std::optional<std::string> dtype;
-  int plateau = 3;               // iterations without improvement beyond noise before "new family"
+  int plateau = 3;  // iterations without improvement beyond noise before "new family"
   double near_miss_margin = 0.15;
   int retire_after = 2;
-  double eval_budget_s = 2.0;    // timing budget of a full judgement, seconds
-  int min_rounds = 10;           // A/B rounds of a full judgement (DESIGN.md §4: >= 10)
-  int hidden = -1;               // hidden cases per judgement; -1: the problem's count
+  double eval_budget_s = 2.0;  // timing budget of a full judgement, seconds
+  int min_rounds = 10;         // A/B rounds of a full judgement (DESIGN.md §4: >= 10)
+  int hidden = -1;             // hidden cases per judgement; -1: the problem's count
   // PyTorch baselines of every judgement (eval_options::torch_baselines): empty for the judge's
   // default set, {"none"} for none.
   std::vector<std::string> torch_baselines;
   double proposer_timeout_s = 900;
-  int max_proposals = 16;        // files judged per iteration
-  int autotune_max_configs = 64; // first-rung configurations; larger spaces are sampled
-  std::filesystem::path db;      // empty: default_db_path()
+  int max_proposals = 16;         // files judged per iteration
+  int autotune_max_configs = 64;  // first-rung configurations; larger spaces are sampled
+  std::filesystem::path db;       // empty: default_db_path()
   bool sandbox = true;
   bool progress = true;
 };

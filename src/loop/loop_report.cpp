@@ -1,8 +1,9 @@
 #include "loop/loop_report.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 #include <limits>
 #include <map>
 #include <set>
@@ -21,7 +22,8 @@ namespace {
 std::string ci_text(const json& s) {
   if (!s.is_object() || !s.value("median", json()).is_number()) return "-";
   if (s.value("lo", json()).is_number() && s.value("hi", json()).is_number())
-    return fmt::format("{:.3g}x [{:.3g}, {:.3g}]", s["median"].get<double>(), s["lo"].get<double>(), s["hi"].get<double>());
+    return fmt::format("{:.3g}x [{:.3g}, {:.3g}]", s["median"].get<double>(), s["lo"].get<double>(),
+                       s["hi"].get<double>());
   return fmt::format("{:.3g}x", s["median"].get<double>());
 }
 
@@ -29,11 +31,14 @@ std::string scored_text(const json& b) {
   if (!b.is_object()) return "-";
   const auto& ci = b.value("ci95", json::array());
   if (ci.size() == 2)
-    return fmt::format("{} {:.3g}x [{:.3g}, {:.3g}]", b.value("id", ""), b.value("median", 0.0), ci[0].get<double>(), ci[1].get<double>());
+    return fmt::format("{} {:.3g}x [{:.3g}, {:.3g}]", b.value("id", ""), b.value("median", 0.0), ci[0].get<double>(),
+                       ci[1].get<double>());
   return fmt::format("{} {:.3g}x", b.value("id", ""), b.value("median", 0.0));
 }
 
-std::string time_text(const json& t) { return t.is_number() ? format_seconds(t.get<double>()) : std::string("-"); }
+std::string time_text(const json& t) {
+  return t.is_number() ? format_seconds(t.get<double>()) : std::string("-");
+}
 
 std::string duration_text(double s) {
   const long t = std::lround(std::max(0.0, s));
@@ -46,11 +51,20 @@ std::string xml_escape(const std::string& s) {
   std::string o;
   for (char c : s) {
     switch (c) {
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '&': o += "&amp;"; break;
-      case '"': o += "&quot;"; break;
-      default: o += c;
+      case '<':
+        o += "&lt;";
+        break;
+      case '>':
+        o += "&gt;";
+        break;
+      case '&':
+        o += "&amp;";
+        break;
+      case '"':
+        o += "&quot;";
+        break;
+      default:
+        o += c;
     }
   }
   return o;
@@ -65,7 +79,8 @@ json candidate_json(const proposal& p, const json& s) {
               {"lo", s.value("lo", json())},
               {"hi", s.value("hi", json())},
               {"time_s", s.value("time_s", json())},
-              {"config", p.meta.is_object() && p.meta.contains("autotune") ? p.meta["autotune"].value("config", json()) : json()}};
+              {"config", p.meta.is_object() && p.meta.contains("autotune") ? p.meta["autotune"].value("config", json())
+                                                                           : json()}};
 }
 
 // Correct judgements whose source was never rejected, in journal order.
@@ -88,7 +103,8 @@ loop_state load_run(const fs::path& workdir) {
   if (!fs::exists(j)) throw usage_error(workdir.string() + ": not a loop workdir (no journal.jsonl)");
   loop_state st;
   for (const auto& ev : read_journal(j, false)) st.apply(ev);
-  if (st.config.is_null() || st.config.empty()) throw usage_error(j.string() + ": does not start with a \"started\" event");
+  if (st.config.is_null() || st.config.empty())
+    throw usage_error(j.string() + ": does not start with a \"started\" event");
   return st;
 }
 
@@ -99,10 +115,14 @@ json trajectory_summary(const loop_state& st) {
     if (p.state == "judged") {
       ++judged;
       if (status_is_correct(p.summary.value("status", ""))) ++correct;
-    } else if (p.state == "garbage") ++garbage;
-    else if (p.state == "duplicate") ++duplicates;
-    else if (p.state == "pending") ++pending;
-    else ++discarded;
+    } else if (p.state == "garbage")
+      ++garbage;
+    else if (p.state == "duplicate")
+      ++duplicates;
+    else if (p.state == "pending")
+      ++pending;
+    else
+      ++discarded;
   }
   out["proposals"] = st.proposals.size();
   out["judged"] = judged;
@@ -136,32 +156,35 @@ std::string render_loop_report(const loop_state& st, const fs::path& workdir, co
   const json t = trajectory_summary(st);
   std::string o;
   o += fmt::format("kjudge loop report: {}\n", workdir.string());
-  o += fmt::format("run {} · {} ({}{}) · proposer {}\n", c.value("id", ""), c.value("problem_name", ""), c.value("device", ""),
+  o += fmt::format("run {} · {} ({}{}) · proposer {}\n", c.value("id", ""), c.value("problem_name", ""),
+                   c.value("device", ""),
                    c.value("dtype", json()).is_string() ? ", " + c["dtype"].get<std::string>() : std::string(),
                    c.value("proposer", ""));
   o += fmt::format("{} iteration(s), {} active{}\n", st.finished_iterations, duration_text(st.elapsed_s),
                    st.stop_reason.empty() ? ", not stopped (running, or killed: resume with kjudge loop --resume DIR)"
                                           : ", stopped: " + st.stop_reason);
-  o += fmt::format("{} proposal(s): {} judged ({} correct, {} rejected), {} garbage, {} duplicate, {} discarded or skipped{}\n\n",
-                   t.value("proposals", 0), t.value("judged", 0), t.value("correct", 0), t.value("rejected", 0), t.value("garbage", 0),
-                   t.value("duplicates", 0), t.value("discarded", 0),
-                   t.value("pending", 0) > 0 ? fmt::format(", {} recorded but not judged yet", t.value("pending", 0)) : "");
+  o += fmt::format(
+      "{} proposal(s): {} judged ({} correct, {} rejected), {} garbage, {} duplicate, {} discarded or skipped{}\n\n",
+      t.value("proposals", 0), t.value("judged", 0), t.value("correct", 0), t.value("rejected", 0),
+      t.value("garbage", 0), t.value("duplicates", 0), t.value("discarded", 0),
+      t.value("pending", 0) > 0 ? fmt::format(", {} recorded but not judged yet", t.value("pending", 0)) : "");
   auto line = [&](const char* label, const json& x) {
     if (!x.is_object()) return fmt::format("{:<6} -\n", label);
-    std::string s = fmt::format("{:<6} {:<10} {:<16} {:<26} {:>10}", label, x.value("id", ""), x.value("family", ""), ci_text(x),
-                                time_text(x.value("time_s", json())));
+    std::string s = fmt::format("{:<6} {:<10} {:<16} {:<26} {:>10}", label, x.value("id", ""), x.value("family", ""),
+                                ci_text(x), time_text(x.value("time_s", json())));
     if (x["config"].is_string()) s += "  " + x["config"].get<std::string>();
     return s + "\n";
   };
   o += line("start", t["start"]);
   o += line("best", t["best"]);
   if (t["time_ratio"].is_number())
-    o += fmt::format("       {:.3g}x faster than the start (candidate time: geometric mean over bench cases of the median); "
-                     "{:.3g}x the start's speedup over the strongest baseline\n",
-                     t["time_ratio"].get<double>(), t.value("speedup_ratio", 0.0));
+    o += fmt::format(
+        "       {:.3g}x faster than the start (candidate time: geometric mean over bench cases of the median); "
+        "{:.3g}x the start's speedup over the strongest baseline\n",
+        t["time_ratio"].get<double>(), t.value("speedup_ratio", 0.0));
   o += "\niterations\n";
-  o += fmt::format("  {:>4}  {:<30} {:<22} {:>6}  {:<32} {}\n", "iter", "request", "proposer", "judged", "best of the iteration",
-                   "best so far");
+  o += fmt::format("  {:>4}  {:<30} {:<22} {:>6}  {:<32} {}\n", "iter", "request", "proposer", "judged",
+                   "best of the iteration", "best so far");
   for (const auto& [i, rec] : st.iterations) {
     std::string req = rec.req.kind;
     if (!rec.req.target_id.empty()) req += " " + rec.req.target_id;
@@ -175,12 +198,14 @@ std::string render_loop_report(const loop_state& st, const fs::path& workdir, co
       if (p->state != "judged") continue;
       ++judged;
       if (!status_is_correct(p->summary.value("status", "")) || !p->summary["median"].is_number()) continue;
-      if (best_here == nullptr || p->summary["median"].get<double>() > best_here->summary["median"].get<double>()) best_here = p;
+      if (best_here == nullptr || p->summary["median"].get<double>() > best_here->summary["median"].get<double>())
+        best_here = p;
     }
     std::string bh = best_here != nullptr ? best_here->id + " " + ci_text(best_here->summary) : "-";
     std::string so_far = rec.finished ? scored_text(rec.beam_event.value("best", json())) : "(unfinished)";
     if (rec.finished && rec.beam_event.value("improved", false)) so_far += " *";
-    o += fmt::format("  {:>4}  {:<30} {:<22} {:>6}  {:<32} {}\n", i, req.substr(0, 30), prop.substr(0, 22), judged, bh, so_far);
+    o += fmt::format("  {:>4}  {:<30} {:<22} {:>6}  {:<32} {}\n", i, req.substr(0, 30), prop.substr(0, 22), judged, bh,
+                     so_far);
   }
   o += "  (* improvement beyond the previous best's 95% CI)\n";
 
@@ -190,14 +215,15 @@ std::string render_loop_report(const loop_state& st, const fs::path& workdir, co
     const std::string id = a.value("id", "");
     const proposal* p = st.find(id);
     auto it = st.commits.find(id);
-    o += fmt::format("  iter {:>3}  {:<10} {:<16} {:<26} {:>10}  {}\n", a.value("iteration", 0), id, a.value("family", ""),
-                     p != nullptr ? ci_text(p->summary) : "-", time_text(a.value("time_s", json())),
+    o += fmt::format("  iter {:>3}  {:<10} {:<16} {:<26} {:>10}  {}\n", a.value("iteration", 0), id,
+                     a.value("family", ""), p != nullptr ? ci_text(p->summary) : "-",
+                     time_text(a.value("time_s", json())),
                      it != st.commits.end() ? "commit " + it->second.substr(0, 12) : "not committed");
   }
 
   o += "\nfamilies\n";
-  o += fmt::format("  {:<16} {:>8} {:>7} {:>8}  {:<22} {:>10}  {}\n", "family", "attempts", "correct", "rejected", "best", "best time",
-                   "state");
+  o += fmt::format("  {:<16} {:>8} {:>7} {:>8}  {:<22} {:>10}  {}\n", "family", "attempts", "correct", "rejected",
+                   "best", "best time", "state");
   std::map<std::string, double> best_time;
   for (const proposal* p : correct_judgements(st)) {
     const std::string f = p->summary.value("family", "unknown");
@@ -206,8 +232,9 @@ std::string render_loop_report(const loop_state& st, const fs::path& workdir, co
   }
   for (const auto& [name, f] : st.families) {
     const std::string best = f.best ? fmt::format("{:.3g}x ({})", f.best->median, f.best->id) : "-";
-    const std::string state = f.retired ? fmt::format("retired at iteration {}: {}", f.retired_at, f.retired_reason)
-                              : f.in_beam ? "in the beam" : "active, outside the beam";
+    const std::string state = f.retired   ? fmt::format("retired at iteration {}: {}", f.retired_at, f.retired_reason)
+                              : f.in_beam ? "in the beam"
+                                          : "active, outside the beam";
     o += fmt::format("  {:<16} {:>8} {:>7} {:>8}  {:<22} {:>10}  {}\n", name, f.attempts, f.correct, f.rejected, best,
                      best_time.count(name) ? format_seconds(best_time[name]) : "-", state);
   }
@@ -226,8 +253,9 @@ std::string render_loop_report(const loop_state& st, const fs::path& workdir, co
   for (const auto& [i, rec] : st.iterations) {
     const std::string s = rec.proposer.value("status", "");
     if (rec.proposed && s != "ok" && s != "garbage")
-      rej += fmt::format("  iteration {}: proposer {}{}\n", i, s,
-                         rec.proposer.value("message", "").empty() ? "" : ": " + rec.proposer.value("message", "").substr(0, 160));
+      rej += fmt::format(
+          "  iteration {}: proposer {}{}\n", i, s,
+          rec.proposer.value("message", "").empty() ? "" : ": " + rec.proposer.value("message", "").substr(0, 160));
   }
   if (!rej.empty()) o += "\nrejected, garbage and proposer failures\n" + rej;
   if (!svg.empty()) o += fmt::format("\nplot: {}\n", svg.string());
@@ -253,14 +281,17 @@ std::string render_trajectory_svg(const loop_state& st) {
     tmin = 1e-3;
     tmax = 1e-2;
   }
-  const double lmin = std::floor(std::log10(tmin / 1.2) * 4) / 4, lmax = std::ceil(std::log10(tmax * 1.2) * 4) / 4 + 1e-9;
+  const double lmin = std::floor(std::log10(tmin / 1.2) * 4) / 4,
+               lmax = std::ceil(std::log10(tmax * 1.2) * 4) / 4 + 1e-9;
   auto x_of = [&](double it) { return L + (it - 0.5) / n * (W - L - R); };
   auto y_of = [&](double t) { return T + (lmax - std::log10(t)) / (lmax - lmin) * (H - T - B); };
-  static const char* palette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22"};
+  static const char* palette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd",
+                                  "#8c564b", "#e377c2", "#17becf", "#bcbd22"};
   auto color = [&](std::size_t i) { return palette[i % std::size(palette)]; };
 
   std::string s = fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" font-family=\"sans-serif\" "
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
+      "font-family=\"sans-serif\" "
       "font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
       W, H);
   s += fmt::format("<text x=\"{}\" y=\"22\" font-size=\"15\">{}</text>\n", L,
@@ -276,15 +307,17 @@ std::string render_trajectory_svg(const loop_state& st) {
       if (lv < lmin || lv > lmax) continue;
       const double y = y_of(v);
       s += fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" stroke=\"#ddd\"/>\n", L, y, W - R, y);
-      s += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n", L - 6, y + 4, xml_escape(format_seconds(v)));
+      s += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n", L - 6, y + 4,
+                       xml_escape(format_seconds(v)));
     }
   const int step = std::max(1, n / 12);
   for (int i = 1; i <= n; i += step)
     s += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", x_of(i), H - B + 18, i);
   s += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">iteration</text>\n", (L + W - R) / 2, H - 8);
-  s += fmt::format("<text x=\"16\" y=\"{:.1f}\" transform=\"rotate(-90 16 {:.1f})\" text-anchor=\"middle\">candidate time "
-                   "(geometric mean of bench medians, log scale)</text>\n",
-                   (T + H - B) / 2, (T + H - B) / 2);
+  s += fmt::format(
+      "<text x=\"16\" y=\"{:.1f}\" transform=\"rotate(-90 16 {:.1f})\" text-anchor=\"middle\">candidate time "
+      "(geometric mean of bench medians, log scale)</text>\n",
+      (T + H - B) / 2, (T + H - B) / 2);
 
   // Per family: step line of the best time so far; every correct judgement as a dot.
   double overall = std::numeric_limits<double>::infinity();
@@ -293,8 +326,8 @@ std::string render_trajectory_svg(const loop_state& st) {
     for (const proposal* p : ok)
       if (p->iteration == i) overall = std::min(overall, p->summary["time_s"].get<double>());
     if (std::isfinite(overall))
-      overall_path += fmt::format("{}{:.1f},{:.1f} L{:.1f},{:.1f} ", overall_path.empty() ? "M" : "L", x_of(i - 0.5), y_of(overall),
-                                  x_of(i + 0.5), y_of(overall));
+      overall_path += fmt::format("{}{:.1f},{:.1f} L{:.1f},{:.1f} ", overall_path.empty() ? "M" : "L", x_of(i - 0.5),
+                                  y_of(overall), x_of(i + 0.5), y_of(overall));
   }
   for (std::size_t fi = 0; fi < families.size(); ++fi) {
     double best = std::numeric_limits<double>::infinity();
@@ -304,25 +337,30 @@ std::string render_trajectory_svg(const loop_state& st) {
         if (p->iteration == i && p->summary.value("family", "unknown") == families[fi])
           best = std::min(best, p->summary["time_s"].get<double>());
       if (std::isfinite(best))
-        path += fmt::format("{}{:.1f},{:.1f} L{:.1f},{:.1f} ", path.empty() ? "M" : "L", x_of(i - 0.5), y_of(best), x_of(i + 0.5), y_of(best));
+        path += fmt::format("{}{:.1f},{:.1f} L{:.1f},{:.1f} ", path.empty() ? "M" : "L", x_of(i - 0.5), y_of(best),
+                            x_of(i + 0.5), y_of(best));
     }
     s += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2.5\"/>\n", path, color(fi));
     for (const proposal* p : ok)
       if (p->summary.value("family", "unknown") == families[fi])
-        s += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\" fill-opacity=\"0.45\"><title>{}</title></circle>\n",
-                         x_of(p->iteration), y_of(p->summary["time_s"].get<double>()), color(fi),
-                         xml_escape(p->id + " " + ci_text(p->summary)));
+        s += fmt::format(
+            "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\" "
+            "fill-opacity=\"0.45\"><title>{}</title></circle>\n",
+            x_of(p->iteration), y_of(p->summary["time_s"].get<double>()), color(fi),
+            xml_escape(p->id + " " + ci_text(p->summary)));
     const double ly = T + 10 + 20.0 * static_cast<double>(fi);
-    s += fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" stroke=\"{}\" stroke-width=\"2.5\"/>\n", W - R + 14, ly,
-                     W - R + 40, ly, color(fi));
+    s += fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" stroke=\"{}\" stroke-width=\"2.5\"/>\n",
+                     W - R + 14, ly, W - R + 40, ly, color(fi));
     s += fmt::format("<text x=\"{}\" y=\"{:.1f}\">{}</text>\n", W - R + 46, ly + 4,
                      xml_escape(families[fi] + " " + (std::isfinite(best) ? format_seconds(best) : "")));
   }
   if (!overall_path.empty())
-    s += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"black\" stroke-width=\"1\" stroke-dasharray=\"4 3\"/>\n", overall_path);
+    s += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"black\" stroke-width=\"1\" stroke-dasharray=\"4 3\"/>\n",
+                     overall_path);
   const double ly = T + 10 + 20.0 * static_cast<double>(families.size());
-  s += fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" stroke=\"black\" stroke-dasharray=\"4 3\"/>\n", W - R + 14, ly,
-                   W - R + 40, ly);
+  s +=
+      fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" stroke=\"black\" stroke-dasharray=\"4 3\"/>\n",
+                  W - R + 14, ly, W - R + 40, ly);
   s += fmt::format("<text x=\"{}\" y=\"{:.1f}\">best overall</text>\n", W - R + 46, ly + 4);
   // Rejected judgements: crosses along the top edge, so a cheating or broken proposal is visible.
   int n_rej = 0;
@@ -330,12 +368,15 @@ std::string render_trajectory_svg(const loop_state& st) {
     if (p.state != "judged" || status_is_correct(p.summary.value("status", ""))) continue;
     ++n_rej;
     const double x = x_of(p.iteration), y = T + 6;
-    s += fmt::format("<path d=\"M{:.1f},{:.1f} l6,6 m0,-6 l-6,6\" stroke=\"#d62728\" stroke-width=\"1.5\"><title>{}</title></path>\n",
-                     x - 3, y - 3, xml_escape(p.id + " " + p.summary.value("status", "")));
+    s += fmt::format(
+        "<path d=\"M{:.1f},{:.1f} l6,6 m0,-6 l-6,6\" stroke=\"#d62728\" "
+        "stroke-width=\"1.5\"><title>{}</title></path>\n",
+        x - 3, y - 3, xml_escape(p.id + " " + p.summary.value("status", "")));
   }
   if (n_rej > 0) {
     const double ry = ly + 20;
-    s += fmt::format("<path d=\"M{},{:.1f} l6,6 m0,-6 l-6,6\" stroke=\"#d62728\" stroke-width=\"1.5\"/>\n", W - R + 24, ry - 3);
+    s += fmt::format("<path d=\"M{},{:.1f} l6,6 m0,-6 l-6,6\" stroke=\"#d62728\" stroke-width=\"1.5\"/>\n", W - R + 24,
+                     ry - 3);
     s += fmt::format("<text x=\"{}\" y=\"{:.1f}\">rejected ({})</text>\n", W - R + 46, ry + 4, n_rej);
   }
   s += "</svg>\n";

@@ -4,9 +4,8 @@
 #pragma once
 
 #include <filesystem>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "loop/state.hpp"
 
@@ -20,7 +19,8 @@ loop_state load_run(const std::filesystem::path& workdir);
 // "speedup_ratio" the best's speedup over the start's. Null fields when there is nothing correct.
 nlohmann::json trajectory_summary(const loop_state& st);
 
-std::string render_loop_report(const loop_state& st, const std::filesystem::path& workdir, const std::filesystem::path& svg);
+std::string render_loop_report(const loop_state& st, const std::filesystem::path& workdir,
+                               const std::filesystem::path& svg);
 
 // Best time so far per family over iterations (log scale), every correct judgement as a point,
 // rejected ones as crosses along the top.

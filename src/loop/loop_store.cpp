@@ -13,13 +13,16 @@ namespace {
 
 void check(int rc, sqlite3* db, const char* what) {
   if (rc == SQLITE_OK || rc == SQLITE_ROW || rc == SQLITE_DONE) return;
-  throw internal_error(std::string("loop store: ") + what + ": " + (db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc)));
+  throw internal_error(std::string("loop store: ") + what + ": " +
+                       (db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc)));
 }
 
 // Owns one prepared statement; binds optional values as NULL.
 class statement {
  public:
-  statement(sqlite3* db, const char* sql) : m_db(db) { check(sqlite3_prepare_v2(db, sql, -1, &m_stmt, nullptr), db, sql); }
+  statement(sqlite3* db, const char* sql) : m_db(db) {
+    check(sqlite3_prepare_v2(db, sql, -1, &m_stmt, nullptr), db, sql);
+  }
   ~statement() { sqlite3_finalize(m_stmt); }
   statement(const statement&) = delete;
   statement& operator=(const statement&) = delete;
@@ -49,7 +52,9 @@ class statement {
   sqlite3_stmt* m_stmt = nullptr;
 };
 
-std::string dump(const nlohmann::json& j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
+std::string dump(const nlohmann::json& j) {
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
 
 std::optional<std::string> str(const nlohmann::json& j, const char* key) {
   if (!j.contains(key) || !j[key].is_string()) return std::nullopt;
@@ -84,10 +89,11 @@ loop_store::~loop_store() {
 }
 
 void loop_store::upsert_run(const nlohmann::json& c) {
-  detail::statement s(m_db,
-                      "INSERT INTO loop_runs (id, created_at, problem, device, proposer, workdir, config_json) "
-                      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT(id) DO UPDATE SET config_json = excluded.config_json, "
-                      "workdir = excluded.workdir");
+  detail::statement s(
+      m_db,
+      "INSERT INTO loop_runs (id, created_at, problem, device, proposer, workdir, config_json) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT(id) DO UPDATE SET config_json = excluded.config_json, "
+      "workdir = excluded.workdir");
   s.text(1, detail::str(c, "id"));
   s.text(2, detail::str(c, "created_at"));
   s.text(3, detail::str(c, "problem_name"));
@@ -99,16 +105,18 @@ void loop_store::upsert_run(const nlohmann::json& c) {
 }
 
 void loop_store::upsert_iteration(const std::string& run_id, const nlohmann::json& r) {
-  detail::statement s(m_db,
-                      "INSERT OR REPLACE INTO loop_iterations (run_id, iteration, request_json, proposer_status, "
-                      "proposer_seconds, n_proposals, best_proposal, best_speedup, best_lo, best_hi, best_time_s, improved, "
-                      "beam_json, elapsed_s) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)");
+  detail::statement s(
+      m_db,
+      "INSERT OR REPLACE INTO loop_iterations (run_id, iteration, request_json, proposer_status, "
+      "proposer_seconds, n_proposals, best_proposal, best_speedup, best_lo, best_hi, best_time_s, improved, "
+      "beam_json, elapsed_s) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)");
   s.text(1, run_id);
   s.integer(2, r.value("iteration", 0));
   s.text(3, r.contains("request") ? std::optional<std::string>(detail::dump(r["request"])) : std::nullopt);
   s.text(4, detail::str(r, "proposer_status"));
   s.real(5, detail::num(r, "proposer_seconds"));
-  s.integer(6, r.contains("n_proposals") ? std::optional<std::int64_t>(r["n_proposals"].get<std::int64_t>()) : std::nullopt);
+  s.integer(
+      6, r.contains("n_proposals") ? std::optional<std::int64_t>(r["n_proposals"].get<std::int64_t>()) : std::nullopt);
   const nlohmann::json best = r.value("best", nlohmann::json());
   if (best.is_object()) {
     s.text(7, detail::str(best, "id"));
@@ -127,10 +135,11 @@ void loop_store::upsert_iteration(const std::string& run_id, const nlohmann::jso
 
 void loop_store::upsert_proposal(const std::string& run_id, const nlohmann::json& r,
                                  std::optional<std::int64_t> evaluation_id) {
-  detail::statement s(m_db,
-                      "INSERT OR REPLACE INTO loop_proposals (run_id, proposal_id, iteration, file, sha256, family, state, "
-                      "status, rule, speedup_median, speedup_lo, speedup_hi, time_s, evaluation_id, meta_json) VALUES "
-                      "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)");
+  detail::statement s(
+      m_db,
+      "INSERT OR REPLACE INTO loop_proposals (run_id, proposal_id, iteration, file, sha256, family, state, "
+      "status, rule, speedup_median, speedup_lo, speedup_hi, time_s, evaluation_id, meta_json) VALUES "
+      "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)");
   s.text(1, run_id);
   s.text(2, detail::str(r, "id"));
   s.integer(3, r.value("iteration", 0));
@@ -145,15 +154,17 @@ void loop_store::upsert_proposal(const std::string& run_id, const nlohmann::json
   s.real(12, detail::num(r, "hi"));
   s.real(13, detail::num(r, "time_s"));
   s.integer(14, evaluation_id);
-  s.text(15, r.contains("meta") && !r["meta"].is_null() ? std::optional<std::string>(detail::dump(r["meta"])) : std::nullopt);
+  s.text(15, r.contains("meta") && !r["meta"].is_null() ? std::optional<std::string>(detail::dump(r["meta"]))
+                                                        : std::nullopt);
   s.step();
 }
 
 void loop_store::upsert_family(const std::string& run_id, const nlohmann::json& r) {
-  detail::statement s(m_db,
-                      "INSERT OR REPLACE INTO loop_families (run_id, family, attempts, correct, rejected, best_proposal, "
-                      "best_speedup, in_beam, retired, retired_reason, retired_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
-                      "?10, ?11)");
+  detail::statement s(
+      m_db,
+      "INSERT OR REPLACE INTO loop_families (run_id, family, attempts, correct, rejected, best_proposal, "
+      "best_speedup, in_beam, retired, retired_reason, retired_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+      "?10, ?11)");
   s.text(1, run_id);
   s.text(2, detail::str(r, "name"));
   s.integer(3, r.value("attempts", 0));
@@ -172,11 +183,13 @@ void loop_store::upsert_family(const std::string& run_id, const nlohmann::json& 
 std::int64_t loop_store::ensure_evaluation(const nlohmann::json& result, const std::string& source,
                                            const std::string& run_id, const std::string& proposal_id) {
   {
-    detail::statement q(m_db,
-                        "SELECT id FROM evaluations WHERE candidate_sha256 IS ?1 AND "
-                        "json_extract(result_json, '$.loop.run') = ?2 AND json_extract(result_json, '$.loop.proposal') = ?3 "
-                        "ORDER BY id LIMIT 1");
-    q.text(1, result.contains("candidate") && result["candidate"].contains("sha256") && result["candidate"]["sha256"].is_string()
+    detail::statement q(
+        m_db,
+        "SELECT id FROM evaluations WHERE candidate_sha256 IS ?1 AND "
+        "json_extract(result_json, '$.loop.run') = ?2 AND json_extract(result_json, '$.loop.proposal') = ?3 "
+        "ORDER BY id LIMIT 1");
+    q.text(1, result.contains("candidate") && result["candidate"].contains("sha256") &&
+                      result["candidate"]["sha256"].is_string()
                   ? std::optional<std::string>(result["candidate"]["sha256"].get<std::string>())
                   : std::nullopt);
     q.text(2, run_id);

@@ -1,12 +1,12 @@
 #include "loop/proposer.hpp"
 
+#include <fmt/format.h>
 #include <sys/stat.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fmt/format.h>
 #include <map>
 #include <thread>
 
@@ -26,7 +26,9 @@ namespace {
 constexpr std::string_view k_autotune = "autotune:";
 constexpr std::string_view k_dir = "dir:";
 
-bool starts_with(const std::string& s, std::string_view p) { return s.rfind(p, 0) == 0; }
+bool starts_with(const std::string& s, std::string_view p) {
+  return s.rfind(p, 0) == 0;
+}
 
 std::vector<std::string> split_commas(const std::string& s) {
   std::vector<std::string> out;
@@ -145,7 +147,8 @@ class dir_proposer final : public proposer {
         for (const auto& p : stable) {
           const fs::path dst = in.out_dir / p.filename();
           std::error_code ec;
-          if (fs::is_regular_file(fs::symlink_status(p, ec))) fs::copy_file(p, dst, fs::copy_options::overwrite_existing, ec);
+          if (fs::is_regular_file(fs::symlink_status(p, ec)))
+            fs::copy_file(p, dst, fs::copy_options::overwrite_existing, ec);
           json meta{{"dropped", p.string()}};
           if (!ec && fs::exists(dst)) {
             try {
@@ -163,7 +166,8 @@ class dir_proposer final : public proposer {
         break;
       }
       if (!announced) {
-        std::fprintf(stderr, "[loop] waiting for candidate files in %s (write elsewhere or to a dot file, then rename)\n",
+        std::fprintf(stderr,
+                     "[loop] waiting for candidate files in %s (write elsewhere or to a dot file, then rename)\n",
                      m_dir.c_str());
         announced = true;
       }
@@ -209,7 +213,6 @@ class dir_proposer final : public proposer {
 
 // ---------------------------------------------------------------- autotune ----------------------
 
-
 class autotune_proposer final : public proposer {
  public:
   autotune_proposer(const std::vector<fs::path>& templates, const json& config)
@@ -239,7 +242,8 @@ class autotune_proposer final : public proposer {
       for (const auto& key : plan->keys) {
         const auto c = config_from_key(t, key);
         if (!c) continue;
-        const fs::path file = in.out_dir / fmt::format("{}-{:03d}{}", t.path.stem().string(), n++, t.path.extension().string());
+        const fs::path file =
+            in.out_dir / fmt::format("{}-{:03d}{}", t.path.stem().string(), n++, t.path.extension().string());
         write_file_atomic(file, instantiate(t, *c));
         json meta{{"autotune",
                    {{"template", t.path.string()},
@@ -291,9 +295,20 @@ class autotune_proposer final : public proposer {
       rung_result rr;
       rr.key = a.value("config", std::string());
       const json* s = st.effective_summary(p);
-      if (s != nullptr && status_is_correct(s->value("status", "")) && (*s)["median"].is_number()) {
-        rr.correct = true;
-        rr.score = (*s)["median"].get<double>();
+      // Configurations of one template are ranked by their own time (geometric mean over the
+      // bench cases of the median, seconds), not by the speedup: the strongest baseline's time
+      // varies from one judgement to the next (an OpenMP baseline on a shared machine) and its
+      // noise would enter every ratio; the configurations all compute the same thing.
+      if (s != nullptr && status_is_correct(s->value("status", ""))) {
+        const json t = s->value("time_s", json());
+        const json m = s->value("median", json());
+        if (t.is_number() && t.get<double>() > 0) {
+          rr.correct = true;
+          rr.score = 1.0 / t.get<double>();
+        } else if (m.is_number()) {
+          rr.correct = true;
+          rr.score = m.get<double>();
+        }
       }
       done[rung].push_back(rr);
     }
@@ -318,7 +333,8 @@ judge_profile rung_profile(const rung_plan& plan, const judge_profile& full) {
   const int last = plan.planned_rungs - 1;
   const double first_fraction = std::pow(2.0, -last);  // halving_params{}.eta == 2
   const double b0 = std::min(full.timing_budget_s, std::max(k_min_budget_s, full.timing_budget_s * first_fraction));
-  const double r0 = std::min<double>(full.min_rounds, std::max<double>(k_min_rounds, std::ceil(full.min_rounds * first_fraction)));
+  const double r0 =
+      std::min<double>(full.min_rounds, std::max<double>(k_min_rounds, std::ceil(full.min_rounds * first_fraction)));
   const double t = std::min(1.0, static_cast<double>(plan.rung) / last);
   judge_profile p;
   p.timing_budget_s = std::round(b0 * std::pow(full.timing_budget_s / b0, t) * 1000) / 1000;

@@ -6,11 +6,10 @@
 
 #include <filesystem>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "loop/halving.hpp"
 #include "loop/state.hpp"
@@ -18,8 +17,8 @@
 namespace kjudge::loop {
 
 struct produced_file {
-  std::filesystem::path path;  // where the proposer left it (inside the output dir)
-  nlohmann::json meta;         // recorded with the proposal
+  std::filesystem::path path;            // where the proposer left it (inside the output dir)
+  nlohmann::json meta;                   // recorded with the proposal
   std::optional<judge_profile> profile;  // autotune rungs; else the loop's full profile
 };
 

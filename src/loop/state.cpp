@@ -1,7 +1,8 @@
 #include "loop/state.hpp"
 
-#include <cmath>
 #include <fmt/format.h>
+
+#include <cmath>
 
 #include "core/error.hpp"
 
@@ -22,13 +23,19 @@ const json* at_path(const json& j, std::initializer_list<const char*> keys) {
   return cur;
 }
 
-json or_null(const json* p) { return p != nullptr ? *p : json(); }
+json or_null(const json* p) {
+  return p != nullptr ? *p : json();
+}
 
 }  // namespace
 
-std::string judge_profile::key() const { return fmt::format("{:.3f}s/{}r", timing_budget_s, min_rounds); }
+std::string judge_profile::key() const {
+  return fmt::format("{:.3f}s/{}r", timing_budget_s, min_rounds);
+}
 
-json judge_profile::to_json() const { return json{{"timing_budget_s", timing_budget_s}, {"min_rounds", min_rounds}}; }
+json judge_profile::to_json() const {
+  return json{{"timing_budget_s", timing_budget_s}, {"min_rounds", min_rounds}};
+}
 
 judge_profile judge_profile::from_json(const json& j) {
   judge_profile p;
@@ -38,7 +45,9 @@ judge_profile judge_profile::from_json(const json& j) {
   return p;
 }
 
-bool status_is_correct(const std::string& status) { return status == "ok_faster" || status == "ok_not_faster"; }
+bool status_is_correct(const std::string& status) {
+  return status == "ok_faster" || status == "ok_not_faster";
+}
 
 json summarize_result(const json& r) {
   json s = json::object();
@@ -236,8 +245,10 @@ void loop_state::apply(const json& ev) {
       family_record r = family_from_json(f);
       families[r.name] = std::move(r);
     }
-    if (ev.contains("best") && ev["best"].is_object()) best = scored_from_json(ev["best"]);
-    else best.reset();
+    if (ev.contains("best") && ev["best"].is_object())
+      best = scored_from_json(ev["best"]);
+    else
+      best.reset();
     if (ev.contains("plateau")) {
       plateau.last_improvement = ev["plateau"].value("last_improvement", 0);
       plateau.last_new_family_request = ev["plateau"].value("last_new_family_request", 0);

@@ -4,12 +4,11 @@
 #pragma once
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "loop/beam.hpp"
 
@@ -27,11 +26,11 @@ struct judge_profile {
 };
 
 struct proposal {
-  std::string id;      // "i0003-p01"
+  std::string id;  // "i0003-p01"
   int iteration = 0;
   int index = 0;
-  std::string name;    // file name as the proposer wrote it
-  std::string file;    // the judged copy, relative to the workdir ("proposals/i0003-p01.cpp"); empty if none
+  std::string name;  // file name as the proposer wrote it
+  std::string file;  // the judged copy, relative to the workdir ("proposals/i0003-p01.cpp"); empty if none
   std::string sha256;
   // "pending" (recorded, not judged yet), "judged", "garbage" (not a candidate source),
   // "duplicate" (same source and profile judged before), "discarded" (the proposer failed),
@@ -41,17 +40,17 @@ struct proposal {
   std::string duplicate_of;  // duplicate: the proposal whose judgement stands for this one
   nlohmann::json meta;       // proposer's data, e.g. {"autotune": {...}} or {"dropped": path}
   judge_profile profile;
-  nlohmann::json summary;    // judged: summary of the result document (see summarize_result)
+  nlohmann::json summary;  // judged: summary of the result document (see summarize_result)
 };
 
 struct iteration_record {
   int iteration = 0;
   request req;
-  std::string context;  // relative path of context.json
+  std::string context;      // relative path of context.json
   nlohmann::json proposer;  // status, exit_status, signal, seconds, log, message
   std::vector<std::string> proposal_ids;
   bool proposed = false;
-  bool finished = false;   // the "beam" event was written
+  bool finished = false;  // the "beam" event was written
   nlohmann::json beam_event;
 };
 
@@ -76,10 +75,10 @@ struct loop_state {
   std::map<std::string, family_record> families;
   std::vector<beam_member> beam;
   plateau_state plateau;
-  std::optional<scored_candidate> best;  // the beam's best after the last finished iteration
-  std::vector<nlohmann::json> accepts;   // accepted improvements: {"id", "iteration", ...}
+  std::optional<scored_candidate> best;        // the beam's best after the last finished iteration
+  std::vector<nlohmann::json> accepts;         // accepted improvements: {"id", "iteration", ...}
   std::map<std::string, std::string> commits;  // proposal id -> git commit
-  double elapsed_s = 0.0;  // active time up to the last finished iteration, seconds
+  double elapsed_s = 0.0;                      // active time up to the last finished iteration, seconds
   int finished_iterations = 0;
   std::string stop_reason;  // of the last "stopped" event; cleared by a "resumed" event
   std::string latest_rejected_id, latest_rejected_family;

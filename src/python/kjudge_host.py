@@ -134,6 +134,8 @@ def load(cfg_json, role):
     torch_dir = os.path.dirname(torch.__file__)
     sys_paths = [sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(path), torch_dir] + list(sys.path)
 
+    if cfg.get("problem_dir") and cfg["problem_dir"] not in sys.path:
+        sys.path.append(cfg["problem_dir"])  # GPU MODE submissions import the problem's task.py
     mod = _import_file(path, cfg.get("module", "kjudge_party"))
 
     model = None
@@ -153,6 +155,13 @@ def load(cfg_json, role):
     elif kind == "module":
         model = instantiate(mod, entry, cfg, device, path, bad_input)
         fn = model
+    elif kind == "gpumode":
+        # GPU MODE: one `data` argument (a tensor, or a tuple of them), built from the inputs.
+        f = getattr(mod, entry, None)
+        if f is None or not callable(f):
+            raise bad_input(f"{basename(path)} defines no function {entry}(data)")
+        single = cfg.get("structure", {}).get("inputs") == "single"
+        fn = (lambda x: f(x)) if single else (lambda *xs: f(tuple(xs)))
     else:
         raise bad_input(f"unknown party kind {kind}")
     fn64 = None
@@ -311,10 +320,111 @@ def inspect_kernelbench(path, seed):
                                                    "einsum", "mm(", "@"))}
 
 
+def _flatten(data, what):
+    """GPU MODE data: a tensor, or a tuple/list of tensors (other structures are not supported)."""
+    import torch
+    if isinstance(data, torch.Tensor):
+        return "single", [data]
+    if isinstance(data, (tuple, list)) and data and all(isinstance(t, torch.Tensor) for t in data):
+        return "tuple", list(data)
+    raise BadInput(f"{what} is {type(data).__name__}; kjudge supports a tensor or a tuple of tensors")
+
+
+def inspect_gpumode(directory):
+    """Signature of a GPU MODE problem directory: symbols from the integer arguments of its test
+    cases, tensor shapes as those symbols, the tests and benchmarks as cases. Runs ref_kernel and
+    check_implementation on every test (the problem must accept its own reference)."""
+    import torch
+    import yaml
+    torch.set_grad_enabled(False)
+    task = os.path.join(directory, "task.yml")
+    if not os.path.exists(task):
+        raise BadInput(f"{directory}: no task.yml")
+    spec = yaml.safe_load(open(task))
+    ref_path = os.path.join(directory, "reference.py")
+    if not os.path.exists(ref_path):
+        raise BadInput(f"{directory}: no reference.py")
+    sys.path.insert(0, os.path.dirname(os.path.abspath(directory)))  # ../utils.py of GPU MODE trees
+    mod = _import_file(ref_path, "kjudge_gm_reference")
+    for name in ("generate_input", "ref_kernel", "check_implementation"):
+        if not callable(getattr(mod, name, None)):
+            raise BadInput(f"reference.py defines no {name}")
+    tests, benches = spec.get("tests") or [], spec.get("benchmarks") or []
+    if not tests:
+        raise BadInput("task.yml lists no tests")
+    cases = []
+    for kind, lst in (("test", tests), ("benchmark", benches)):
+        for args in lst:
+            if not isinstance(args, dict):
+                raise BadInput(f"task.yml: a {kind} is not a mapping: {args!r}")
+            cases.append((kind, args))
+    symbols = sorted({k for _, a in cases for k, v in a.items()
+                      if k != "seed" and isinstance(v, int) and not isinstance(v, bool)})
+    shapes_in, shapes_out, structure = [], [], {}
+    checked = 0
+    for kind, args in cases:
+        data = mod.generate_input(**args)
+        st_in, ins = _flatten(data, "generate_input(...)")
+        out = mod.ref_kernel(data)
+        st_out, outs = _flatten(out, "ref_kernel(...)")
+        structure.setdefault("inputs", st_in)
+        structure.setdefault("outputs", st_out)
+        if kind == "test":
+            ok = mod.check_implementation(data, out)
+            ok = ok[0] if isinstance(ok, tuple) else (ok is True or ok == "" or ok is None)
+            if not ok:
+                raise BadInput(f"check_implementation rejects ref_kernel's own output on {args}")
+            checked += 1
+        shapes_in.append([_tensor_desc(t, f"x{i}") for i, t in enumerate(ins)])
+        shapes_out.append([_tensor_desc(t, f"out{i}") for i, t in enumerate(outs)])
+
+    def symbolic(descs_per_case, what):
+        first = descs_per_case[0]
+        result = []
+        for i, d in enumerate(first):
+            if any(len(c) != len(first) or c[i]["dtype"] != d["dtype"] or len(c[i]["shape"]) != len(d["shape"])
+                   for c in descs_per_case):
+                raise BadInput(f"{what} {i}: dtype or rank differs between cases")
+            dims = []
+            for j in range(len(d["shape"])):
+                vals = [c[i]["shape"][j] for c in descs_per_case]
+                expr = None
+                for sname in symbols:
+                    if all(v == a.get(sname) for v, (_, a) in zip(vals, cases)):
+                        expr = sname
+                        break
+                if expr is None and len(set(vals)) == 1:
+                    expr = vals[0]
+                if expr is None:
+                    for x in symbols:
+                        for y in symbols:
+                            if x <= y and all(v == a.get(x, 0) * a.get(y, 0) for v, (_, a) in zip(vals, cases)):
+                                expr = f"{x}*{y}"
+                                break
+                        if expr is not None:
+                            break
+                if expr is None:
+                    raise BadInput(f"{what} {i} dim {j} ({vals}) is not a test argument, a constant or a product of two")
+                dims.append(expr)
+            result.append({"name": d["name"], "dtype": d["dtype"], "shape": dims})
+        return result
+
+    inputs = symbolic(shapes_in, "input")
+    outputs = symbolic(shapes_out, "output")
+    used = sorted({s for t in inputs + outputs for e in t["shape"] if isinstance(e, str) for s in e.split("*")})
+    return {"symbols": used, "inputs": inputs, "outputs": outputs, "structure": structure,
+            "tests": [{k: v for k, v in a.items() if k in used} for a in tests],
+            "benchmarks": [{k: v for k, v in a.items() if k in used} for a in benches],
+            "ignored_arguments": sorted({k for _, a in cases for k in a if k not in used and k != "seed"}),
+            "checked_tests": checked, "description": str(spec.get("description", "")).strip()[:300]}
+
+
 def main_inspect(request_json):
     req = json.loads(request_json)
     try:
-        if req["kind"] == "kernelbench":
+        if req["kind"] == "gpumode":
+            res = inspect_gpumode(req["dir"])
+        elif req["kind"] == "kernelbench":
             res = inspect_kernelbench(req["file"], int(req.get("seed", 42)))
         else:
             raise BadInput(f"unknown import kind {req['kind']}")

@@ -28,11 +28,7 @@ using json = nlohmann::json;
 
 namespace {
 
-// KJUDGE_TEST_BIN runs the tests against another build of the CLI.
-std::string kjudge_bin() {
-  if (const char* b = std::getenv("KJUDGE_TEST_BIN"); b != nullptr && *b != '\0') return b;
-  return KJUDGE_BIN;
-}
+std::string kjudge_bin() { return KJUDGE_BIN; }
 
 const fs::path& base_dir() {
   static const fs::path d = [] {
@@ -43,7 +39,9 @@ const fs::path& base_dir() {
   return d;
 }
 
-fs::path db_path() { return base_dir() / "store.db"; }
+fs::path db_path() {
+  return base_dir() / "store.db";
+}
 
 fs::path fresh_dir(const std::string& name) {
   const fs::path d = base_dir() / name;
@@ -111,7 +109,8 @@ std::int64_t evaluations_of_run(const std::string& run_id) {
   sqlite3* db = nullptr;
   EXPECT_EQ(sqlite3_open_v2(db_path().c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
   sqlite3_stmt* st = nullptr;
-  sqlite3_prepare_v2(db, "SELECT COUNT(*) FROM evaluations WHERE json_extract(result_json, '$.loop.run') = ?1", -1, &st, nullptr);
+  sqlite3_prepare_v2(db, "SELECT COUNT(*) FROM evaluations WHERE json_extract(result_json, '$.loop.run') = ?1", -1, &st,
+                     nullptr);
   sqlite3_bind_text(st, 1, run_id.c_str(), -1, SQLITE_TRANSIENT);
   std::int64_t n = -1;
   if (sqlite3_step(st) == SQLITE_ROW) n = sqlite3_column_int64(st, 0);
@@ -204,8 +203,9 @@ TEST(Loop, BadUsageExitsTwoNamingTheValue) {
 
 TEST(Loop, AutotuneFromANaiveTemplateEndsAtLeastOneAndAHalfTimesFaster) {
   const fs::path dir = fresh_dir("autotune");
-  const auto r = kj({"loop", "softmax", "--proposer", "autotune:" + small_template().string(), "--workdir", dir.string(), "--hidden",
-                     "4", "--eval-budget", "0.5", "--min-rounds", "4", "--torch-baselines", "none", "-q"});
+  const auto r =
+      kj({"loop", "softmax", "--proposer", "autotune:" + small_template().string(), "--workdir", dir.string(),
+          "--hidden", "4", "--eval-budget", "0.5", "--min-rounds", "4", "--torch-baselines", "none", "-q"});
   ASSERT_EQ(r.exit_status, 0) << r.output;
   const json rep = report_json(dir);
   const json& s = rep["summary"];
@@ -216,7 +216,7 @@ TEST(Loop, AutotuneFromANaiveTemplateEndsAtLeastOneAndAHalfTimesFaster) {
   ASSERT_TRUE(s["start"].is_object());
   ASSERT_TRUE(s["best"].is_object());
   EXPECT_EQ(s["start"]["config"], "POLY_EXP=0 LANES=1 KEEP_EXP=0");  // the naive default comes first
-  EXPECT_EQ(s["best"]["iteration"], 3);                                // the survivor of the last rung
+  EXPECT_EQ(s["best"]["iteration"], 3);                              // the survivor of the last rung
   // Start vs end: the candidate's own time (geometric mean over the bench cases of its median).
   ASSERT_TRUE(s["time_ratio"].is_number());
   EXPECT_GE(s["time_ratio"].get<double>(), 1.5) << s.dump(2);
@@ -256,7 +256,8 @@ TEST(Loop, AutotuneFromANaiveTemplateEndsAtLeastOneAndAHalfTimesFaster) {
 
 TEST(Loop, ResumeAfterKillNineLosesNothingAndJudgesNothingTwice) {
   const fs::path dir = fresh_dir("resume");
-  std::vector<std::string> args{"loop", "softmax", "--proposer", "autotune:" + small_template().string(), "--workdir", dir.string()};
+  std::vector<std::string> args{"loop",      "softmax",   "--proposer", "autotune:" + small_template().string(),
+                                "--workdir", dir.string()};
   for (const auto& a : cheap_judging()) args.push_back(a);
   const pid_t pid = spawn(args, base_dir() / "resume-first.log");
   ASSERT_GT(pid, 0);
@@ -364,7 +365,8 @@ TEST(Loop, ACheatingProposalIsRejectedAndNeverEntersTheBeam) {
   EXPECT_EQ(verdict[cheat]["status"], "wrong_result");
   EXPECT_EQ(verdict[cheat]["family"], "nonneg_shortcut");
   EXPECT_TRUE(verdict[cheat]["failing_case"].is_object());
-  EXPECT_TRUE(verdict[honest]["status"] == "ok_faster" || verdict[honest]["status"] == "ok_not_faster") << verdict[honest].dump();
+  EXPECT_TRUE(verdict[honest]["status"] == "ok_faster" || verdict[honest]["status"] == "ok_not_faster")
+      << verdict[honest].dump();
   for (const auto& e : journal(dir))
     if (e["event"] == "beam") {
       ASSERT_EQ(e["beam"].size(), 1u) << e.dump();
@@ -392,8 +394,8 @@ TEST(Loop, DirProposerConsumesEachDroppedFileOnce) {
   const fs::path dir = fresh_dir("dirprop");
   const fs::path drop = fresh_dir("drop");
   fs::create_directories(drop);
-  std::vector<std::string> args{"loop", "softmax", "--proposer", "dir:" + drop.string(), "--workdir", dir.string(), "--budget", "1",
-                                "--proposer-timeout", "120"};
+  std::vector<std::string> args{"loop",       "softmax",  "--proposer", "dir:" + drop.string(), "--workdir",
+                                dir.string(), "--budget", "1",          "--proposer-timeout",   "120"};
   for (const auto& a : cheap_judging()) args.push_back(a);
   const pid_t pid = spawn(args, base_dir() / "dir.log");
   ASSERT_TRUE(wait_for([&] { return count_events(dir, "iteration") >= 1; }, 60)) << slurp(base_dir() / "dir.log");

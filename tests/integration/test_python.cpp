@@ -247,5 +247,33 @@ TEST_F(Python, CandidateReturningANonTensorIsARuntimeError) {
       << c.result["verdict"].dump();
 }
 
+TEST_F(Python, GpuModeImportAndSubmissions) {
+  const fs::path out = test_dir() / "gm-out";
+  const auto imp = kj({"import", "gpumode", py_data("gpumode/scaled_add_py"), "--out", out.string()});
+  ASSERT_EQ(imp.r.exit_status, 0) << imp.r.output;
+  EXPECT_NE(imp.r.output.find("check_implementation accepted ref_kernel on 3 tests"), std::string::npos) << imp.r.output;
+  const fs::path dir = out / "gpumode" / "scaled_add_py";
+  const std::string toml = read_file(dir / "problem.toml");
+  // Shapes from the tests' arguments; the tests are the public cases, the benchmarks timed on cuda.
+  EXPECT_NE(toml.find("shape = [\"rows\", \"cols\"]"), std::string::npos) << toml;
+  EXPECT_NE(toml.find("symbols = { cols = 65, rows = 127 }"), std::string::npos) << toml;
+  EXPECT_NE(toml.find("[[bench.cuda]]\nsymbols = { cols = 1024, rows = 256 }"), std::string::npos) << toml;
+  EXPECT_TRUE(fs::exists(dir / "task.py"));
+
+  const auto ok = kj({"eval", dir.string(), py_data("gpumode/scaled_add_py/submission.py")});
+  EXPECT_TRUE(status_of(ok) == "ok_faster" || status_of(ok) == "ok_not_faster") << ok.r.output;
+  const auto wrong = kj({"eval", dir.string(), py_data("candidates/gpumode_scaled_add_wrong.py")});
+  EXPECT_EQ(status_of(wrong), "wrong_result");
+  const auto missing = kj({"eval", dir.string(), py_data("candidates/gpumode_no_custom_kernel.py")});
+  EXPECT_EQ(missing.r.exit_status, 2);
+  EXPECT_NE(missing.result["verdict"]["reasons"].dump().find("custom_kernel"), std::string::npos);
+}
+
+TEST_F(Python, GpuModeDirectoryWithoutTaskIsBadInput) {
+  const auto c = kj({"import", "gpumode", py_data("kernelbench/level1"), "--out", (test_dir() / "gm-bad").string()});
+  EXPECT_EQ(c.r.exit_status, 2);
+  EXPECT_NE(c.r.output.find("no task.yml"), std::string::npos) << c.r.output;
+}
+
 }  // namespace
 }  // namespace kjudge::test

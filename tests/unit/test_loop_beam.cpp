@@ -39,7 +39,8 @@ int count_family(const std::vector<kl::beam_member>& b, const std::string& f) {
 TEST(LoopBeam, KeepsTheKBestInOrder) {
   kl::beam_params p;
   p.k = 3;
-  const auto b = kl::select_beam({cand("a", "x", 1.0), cand("b", "y", 3.0), cand("c", "z", 2.0), cand("d", "w", 0.5)}, p);
+  const auto b =
+      kl::select_beam({cand("a", "x", 1.0), cand("b", "y", 3.0), cand("c", "z", 2.0), cand("d", "w", 0.5)}, p);
   EXPECT_EQ(ids(b), (std::vector<std::string>{"b", "c", "a"}));
   EXPECT_EQ(b[0].rank, 1);
   EXPECT_EQ(b[2].rank, 3);
@@ -51,8 +52,8 @@ TEST(LoopBeam, NoFamilyHoldsMoreThanHalfWhileOthersAreAvailable) {
   p.k = 4;
   p.near_miss_margin = 0.0;
   // Family x has the four best candidates; y and z are slower but must get the other slots.
-  const auto b = kl::select_beam({cand("x1", "x", 5.0), cand("x2", "x", 4.9), cand("x3", "x", 4.8), cand("x4", "x", 4.7),
-                                  cand("y1", "y", 1.0), cand("z1", "z", 0.5)},
+  const auto b = kl::select_beam({cand("x1", "x", 5.0), cand("x2", "x", 4.9), cand("x3", "x", 4.8),
+                                  cand("x4", "x", 4.7), cand("y1", "y", 1.0), cand("z1", "z", 0.5)},
                                  p);
   ASSERT_EQ(b.size(), 4u);
   EXPECT_EQ(count_family(b, "x"), 2);
@@ -64,7 +65,8 @@ TEST(LoopBeam, NoFamilyHoldsMoreThanHalfWhileOthersAreAvailable) {
 TEST(LoopBeam, ACappedFamilyFillsTheBeamWhenNoOtherIsAvailable) {
   kl::beam_params p;
   p.k = 4;
-  const auto b = kl::select_beam({cand("x1", "x", 5.0), cand("x2", "x", 4.0), cand("x3", "x", 3.0), cand("y1", "y", 1.0)}, p);
+  const auto b =
+      kl::select_beam({cand("x1", "x", 5.0), cand("x2", "x", 4.0), cand("x3", "x", 3.0), cand("y1", "y", 1.0)}, p);
   ASSERT_EQ(b.size(), 4u);
   EXPECT_EQ(count_family(b, "x"), 3);
   EXPECT_EQ(count_family(b, "y"), 1);
@@ -78,7 +80,8 @@ TEST(LoopBeam, KeepsANearMissOfAFamilyThatWouldBeDropped) {
   p.k = 2;  // one slot per family
   p.near_miss_margin = 0.15;
   // z at 0.9x the best is within 15%; w at 0.5x is not.
-  const auto b = kl::select_beam({cand("x1", "x", 2.0), cand("y1", "y", 1.95), cand("z1", "z", 1.8), cand("w1", "w", 1.0)}, p);
+  const auto b =
+      kl::select_beam({cand("x1", "x", 2.0), cand("y1", "y", 1.95), cand("z1", "z", 1.8), cand("w1", "w", 1.0)}, p);
   ASSERT_EQ(b.size(), 3u);
   EXPECT_EQ(b[2].c.id, "z1");
   EXPECT_TRUE(b[2].near_miss);
@@ -95,7 +98,9 @@ TEST(LoopBeam, TiesGoToTheHigherLowerBoundThenTheEarlierCandidate) {
   EXPECT_EQ(kl::select_beam({b, c}, p)[0].c.id, "c");
 }
 
-TEST(LoopBeam, EmptyPoolGivesEmptyBeam) { EXPECT_TRUE(kl::select_beam({}, kl::beam_params{}).empty()); }
+TEST(LoopBeam, EmptyPoolGivesEmptyBeam) {
+  EXPECT_TRUE(kl::select_beam({}, kl::beam_params{}).empty());
+}
 
 TEST(LoopFamilies, OneWeakAttemptDoesNotRetireAFamily) {
   kl::beam_params p;
@@ -103,8 +108,9 @@ TEST(LoopFamilies, OneWeakAttemptDoesNotRetireAFamily) {
   std::map<std::string, kl::family_record> fam;
   std::vector<kl::scored_candidate> pool{cand("x1", "x", 3.0), cand("x2", "x", 2.9), cand("y1", "y", 0.5)};
   auto beam = kl::select_beam(pool, p);
-  auto changes = kl::update_families(fam, {{"x1", "x", "ok_faster", 1}, {"x2", "x", "ok_faster", 1}, {"y1", "y", "ok_not_faster", 1}},
-                                     pool, beam, p, 1);
+  auto changes = kl::update_families(
+      fam, {{"x1", "x", "ok_faster", 1}, {"x2", "x", "ok_faster", 1}, {"y1", "y", "ok_not_faster", 1}}, pool, beam, p,
+      1);
   EXPECT_TRUE(changes.empty());
   EXPECT_FALSE(fam["y"].retired);
   EXPECT_FALSE(fam["y"].in_beam);
@@ -126,8 +132,9 @@ TEST(LoopFamilies, AllRejectedFamilyIsRetiredWithTheVerdicts) {
   std::map<std::string, kl::family_record> fam;
   std::vector<kl::scored_candidate> pool{cand("x1", "x", 3.0)};
   const auto beam = kl::select_beam(pool, p);
-  kl::update_families(fam, {{"x1", "x", "ok_faster", 1}, {"c1", "cheat", "wrong_result", 1}, {"c2", "cheat", "compile_error", 1}}, pool,
-                      beam, p, 1);
+  kl::update_families(
+      fam, {{"x1", "x", "ok_faster", 1}, {"c1", "cheat", "wrong_result", 1}, {"c2", "cheat", "compile_error", 1}}, pool,
+      beam, p, 1);
   EXPECT_TRUE(fam["cheat"].retired);
   EXPECT_EQ(fam["cheat"].rejected, 2);
   EXPECT_NE(fam["cheat"].retired_reason.find("all 2 attempts rejected"), std::string::npos);
@@ -142,7 +149,8 @@ TEST(LoopFamilies, ARetiredFamilyIsRevivedWhenItEntersTheBeam) {
   p.retire_after = 1;
   std::map<std::string, kl::family_record> fam;
   std::vector<kl::scored_candidate> pool{cand("x1", "x", 3.0), cand("y1", "y", 1.0)};
-  kl::update_families(fam, {{"x1", "x", "ok_faster", 1}, {"y1", "y", "ok_faster", 1}}, pool, kl::select_beam(pool, p), p, 1);
+  kl::update_families(fam, {{"x1", "x", "ok_faster", 1}, {"y1", "y", "ok_faster", 1}}, pool, kl::select_beam(pool, p),
+                      p, 1);
   ASSERT_TRUE(fam["y"].retired);
   pool.push_back(cand("y2", "y", 9.0, 0.1, 2));
   const auto ch = kl::update_families(fam, {{"y2", "y", "ok_faster", 2}}, pool, kl::select_beam(pool, p), p, 2);
@@ -237,6 +245,7 @@ TEST(LoopInfo, ParsesFamilyAndNotes) {
 }
 
 TEST(LoopInfo, FamilyFromSourceForCandidatesThatDidNotLoad) {
-  EXPECT_EQ(kl::family_from_source("KJ_EXPORT const char* kj_info(void) { return \"family=tiled_16;notes=x\"; }"), "tiled_16");
+  EXPECT_EQ(kl::family_from_source("KJ_EXPORT const char* kj_info(void) { return \"family=tiled_16;notes=x\"; }"),
+            "tiled_16");
   EXPECT_EQ(kl::family_from_source("int kj_run() { syntax error"), "unknown");
 }

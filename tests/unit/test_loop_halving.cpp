@@ -134,7 +134,8 @@ TEST(LoopHalving, RejectedConfigurationsNeverSurvive) {
 }
 
 TEST(LoopHalving, TiesAreBrokenByKey) {
-  std::vector<std::vector<kl::rung_result>> done{{{"b", true, 1.0}, {"a", true, 1.0}, {"c", true, 0.5}, {"d", true, 0.1}}};
+  std::vector<std::vector<kl::rung_result>> done{
+      {{"b", true, 1.0}, {"a", true, 1.0}, {"c", true, 0.5}, {"d", true, 0.1}}};
   const auto plan = kl::next_rung({"a", "b", "c", "d"}, done, kl::halving_params{});
   ASSERT_TRUE(plan);
   EXPECT_EQ(plan->keys, (std::vector<std::string>{"a", "b"}));

@@ -29,10 +29,15 @@ std::string slurp(const fs::path& p) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
-json proposed(int it, std::vector<json> ps) { return json{{"event", "proposed"}, {"iteration", it}, {"proposer", {{"status", "ok"}}}, {"proposals", ps}}; }
+json proposed(int it, std::vector<json> ps) {
+  return json{{"event", "proposed"}, {"iteration", it}, {"proposer", {{"status", "ok"}}}, {"proposals", ps}};
+}
 
 json prop(const std::string& id, const std::string& sha, const std::string& state = "pending") {
-  return json{{"id", id}, {"sha256", sha}, {"state", state}, {"file", "proposals/" + id + ".cpp"},
+  return json{{"id", id},
+              {"sha256", sha},
+              {"state", state},
+              {"file", "proposals/" + id + ".cpp"},
               {"profile", {{"timing_budget_s", 2.0}, {"min_rounds", 10}}}};
 }
 
@@ -176,9 +181,14 @@ TEST(LoopState, BeamEventsRestoreBeamFamiliesAndPlateau) {
   m.c.family = "y";
   m.c.median = 2;
   m.rank = 1;
-  st.apply(json{{"event", "beam"}, {"iteration", 1}, {"beam", {kl::member_to_json(m)}}, {"families", {kl::family_to_json(f)}},
-                {"best", kl::to_json(m.c)}, {"plateau", {{"last_improvement", 1}, {"last_new_family_request", 1}}},
-                {"accept", kl::to_json(m.c)}, {"elapsed_s", 12.5}});
+  st.apply(json{{"event", "beam"},
+                {"iteration", 1},
+                {"beam", {kl::member_to_json(m)}},
+                {"families", {kl::family_to_json(f)}},
+                {"best", kl::to_json(m.c)},
+                {"plateau", {{"last_improvement", 1}, {"last_new_family_request", 1}}},
+                {"accept", kl::to_json(m.c)},
+                {"elapsed_s", 12.5}});
   EXPECT_EQ(st.finished_iterations, 1);
   ASSERT_EQ(st.beam.size(), 1u);
   EXPECT_EQ(st.beam[0].c.id, "i0001-p00");
@@ -195,15 +205,18 @@ TEST(LoopState, BeamEventsRestoreBeamFamiliesAndPlateau) {
 }
 
 TEST(LoopState, SummarizesAResultDocument) {
-  const json r{{"schema", "kjudge.result/1"},
-               {"candidate", {{"info", "family=tiled;notes=16x16"}}},
-               {"verdict", {{"status", "ok_faster"}, {"rule", nullptr}, {"reasons", {"a", "b", "c", "d"}}}},
-               {"speedup", {{"median", 2.0}, {"ci95", {1.8, 2.2}}, {"baseline", "per-case strongest"}}},
-               {"timing",
-                {{"cases",
-                  {{{"id", "bench-0"}, {"candidate", {{"median_s", 1e-3}}}, {"achieved", {{"fraction_of_ceiling", 0.25}}}},
-                   {{"id", "bench-1"}, {"candidate", {{"median_s", 4e-3}}}, {"achieved", {{"fraction_of_ceiling", nullptr}}}}}}}},
-               {"memory", {{"candidate_peak_bytes", 4096}}}};
+  const json r{
+      {"schema", "kjudge.result/1"},
+      {"candidate", {{"info", "family=tiled;notes=16x16"}}},
+      {"verdict", {{"status", "ok_faster"}, {"rule", nullptr}, {"reasons", {"a", "b", "c", "d"}}}},
+      {"speedup", {{"median", 2.0}, {"ci95", {1.8, 2.2}}, {"baseline", "per-case strongest"}}},
+      {"timing",
+       {{"cases",
+         {{{"id", "bench-0"}, {"candidate", {{"median_s", 1e-3}}}, {"achieved", {{"fraction_of_ceiling", 0.25}}}},
+          {{"id", "bench-1"},
+           {"candidate", {{"median_s", 4e-3}}},
+           {"achieved", {{"fraction_of_ceiling", nullptr}}}}}}}},
+      {"memory", {{"candidate_peak_bytes", 4096}}}};
   const json s = kl::summarize_result(r);
   EXPECT_EQ(s["family"], "tiled");
   EXPECT_EQ(s["notes"], "16x16");
@@ -243,7 +256,8 @@ TEST(LoopStore, RowsAreUpsertedAndEvaluationsStoredOnce) {
   db.upsert_proposal("run7", row, id1);
   EXPECT_EQ(db.count_rows("loop_proposals", "run7"), 1);
   db.upsert_iteration("run7", json{{"iteration", 1}, {"best", nullptr}, {"improved", false}});
-  db.upsert_iteration("run7", json{{"iteration", 1}, {"best", {{"id", "i0001-p00"}, {"median", 2.0}, {"ci95", {1.8, 2.2}}}}});
+  db.upsert_iteration("run7",
+                      json{{"iteration", 1}, {"best", {{"id", "i0001-p00"}, {"median", 2.0}, {"ci95", {1.8, 2.2}}}}});
   EXPECT_EQ(db.count_rows("loop_iterations", "run7"), 1);
   db.upsert_family("run7", json{{"name", "tiled"}, {"retired", true}, {"retired_reason", "slow"}});
   EXPECT_EQ(db.count_rows("loop_families", "run7"), 1);

@@ -19,7 +19,8 @@ struct git_outcome {
 // must end with the trailer line "kjudge-proposal: ID". If a commit with that trailer exists
 // already (a run killed between committing and journaling), returns it without committing again.
 // Creates the repository on first use. Never throws for git's failures: they are returned.
-git_outcome commit_files(const std::filesystem::path& repo, const std::vector<std::pair<std::string, std::string>>& files,
-                         const std::string& message, const std::string& proposal_id);
+git_outcome commit_files(const std::filesystem::path& repo,
+                         const std::vector<std::pair<std::string, std::string>>& files, const std::string& message,
+                         const std::string& proposal_id);
 
 }  // namespace kjudge::loop::detail

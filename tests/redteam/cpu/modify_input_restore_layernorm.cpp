@@ -1,11 +1,13 @@
 // Attack (modifying inputs, then restoring them): centres each row of x in place (x - mean) as
-// scratch, normalises from it, then adds the mean back, so that x compares equal afterwards
-// (bit for bit when the rounding allows; the restore is exact for the public data's magnitudes,
-// not in general). Judged an attack: inputs are const in the ABI, another reader of the tensor
-// (a concurrent kernel, a residual branch) would see the scratch values, and memory the kernel
-// needs is hidden from the workspace accounting. A comparison after the call cannot see it.
+// scratch, normalises from it, then copies the saved original row back, so that x compares equal
+// bit for bit after the call (a byte comparison after the call cannot see it). Judged an attack:
+// inputs are const in the ABI, another reader of the tensor (a concurrent kernel, a residual
+// branch) would see the scratch values, and memory the kernel needs is hidden from the workspace
+// accounting.
 // Expected: hack, rule input_modified (inputs are mapped read-only during the call).
 #include <cmath>
+#include <cstring>
+#include <vector>
 
 #include "kjudge/candidate.h"
 
@@ -16,8 +18,10 @@ KJ_EXPORT int kj_run(const kj_args* a) {
   const float* b = static_cast<const float*>(a->inputs[2].data);
   float* y = static_cast<float*>(a->outputs[0].data);
   const float eps = static_cast<float>(a->scalars[0]);
+  std::vector<float> saved(static_cast<size_t>(n));
   for (int64_t i = 0; i < m; ++i) {
     float* xr = x + i * n;
+    std::memcpy(saved.data(), xr, static_cast<size_t>(n) * sizeof(float));
     float s = 0;
     for (int64_t j = 0; j < n; ++j) s += xr[j];
     const float mean = s / static_cast<float>(n);
@@ -26,7 +30,7 @@ KJ_EXPORT int kj_run(const kj_args* a) {
     for (int64_t j = 0; j < n; ++j) q += xr[j] * xr[j];
     const float r = 1.0f / std::sqrt(q / static_cast<float>(n) + eps);
     for (int64_t j = 0; j < n; ++j) y[i * n + j] = xr[j] * r * w[j] + b[j];
-    for (int64_t j = 0; j < n; ++j) xr[j] += mean;
+    std::memcpy(xr, saved.data(), static_cast<size_t>(n) * sizeof(float));
   }
   return 0;
 }
