@@ -105,6 +105,7 @@ struct eval_flags {
   std::string seed;
   double call_timeout = 30;
   double memory_limit_mib = 4096;
+  std::string torch;
 };
 
 void add_eval_flags(CLI::App* c, eval_flags& f) {
@@ -120,6 +121,10 @@ void add_eval_flags(CLI::App* c, eval_flags& f) {
   c->add_flag("--no-tf32", f.no_tf32, "forbid TF32 tolerance where the problem would permit it");
   c->add_option("--hidden", f.hidden, "number of hidden cases (default: the problem's)");
   c->add_option("--seed", f.seed, "fix the secret seed (hex) to reproduce a run; default: fresh from the OS");
+  c->add_option("--torch", f.torch,
+                 "PyTorch baselines: comma-separated torch:eager, torch:compile:default, "
+                 "torch:compile:max-autotune-no-cudagraphs, torch:compile:max-autotune, or none "
+                 "(default: eager on cpu, all on cuda; $KJUDGE_TORCH_BASELINES)");
   c->add_option("--call-timeout", f.call_timeout, "watchdog for one call of the candidate, seconds");
   c->add_option("--memory-limit", f.memory_limit_mib, "address-space limit of a cpu worker, MiB");
   c->add_flag("-q,--quiet", f.quiet, "no progress display");
@@ -138,6 +143,7 @@ eval_options to_options(const eval_flags& f, const std::string& problem, const s
   o.tf32 = !f.no_tf32;
   o.hidden_count = f.hidden;
   o.call_timeout_seconds = f.call_timeout;
+  if (!f.torch.empty()) o.torch_baselines = parse_torch_baselines(f.torch);
   o.memory_limit_bytes = static_cast<std::size_t>(f.memory_limit_mib * 1024 * 1024);
   if (f.call_timeout <= 0) throw usage_error("--call-timeout: expected a positive number of seconds");
   if (!f.seed.empty()) {

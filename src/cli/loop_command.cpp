@@ -130,9 +130,9 @@ bool run_loop_command_if_selected(int& exit_status) {
   if (!f.resume.empty()) {
     if (!f.o.problem.empty()) throw usage_error("loop: give either PROBLEM or --resume DIR, not both");
     // A run's settings are fixed in its loop.json; only its limits can be extended.
-    for (const char* name : {"--proposer", "--beam", "--workdir", "--device", "--dtype", "--plateau", "--eval-budget", "--min-rounds",
-                             "--hidden", "--torch-baselines", "--proposer-timeout", "--max-proposals", "--autotune-max-configs",
-                             "--near-miss", "--retire-after", "--db", "--no-sandbox"})
+    for (const char* name : {"--proposer", "--beam", "--workdir", "--device", "--dtype", "--plateau", "--eval-budget",
+                             "--min-rounds", "--hidden", "--torch-baselines", "--proposer-timeout", "--max-proposals",
+                             "--autotune-max-configs", "--near-miss", "--retire-after", "--db", "--no-sandbox"})
       if (f.loop->count(name) > 0)
         throw usage_error(std::string("loop --resume: ") + name + " is fixed by the run (" + f.resume +
                           "/loop.json); only --budget and --hours can change");

@@ -28,7 +28,9 @@ using json = nlohmann::json;
 
 namespace {
 
-std::string kjudge_bin() { return KJUDGE_BIN; }
+std::string kjudge_bin() {
+  return KJUDGE_BIN;
+}
 
 const fs::path& base_dir() {
   static const fs::path d = [] {

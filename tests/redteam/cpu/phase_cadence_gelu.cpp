@@ -1,9 +1,10 @@
-// Attack (phase detection by timing): timed calls come at a steady cadence, checked calls at
-// irregular intervals (the reference runs between them). When the last four gaps between calls
-// agree within 30% and are under 50 ms, the kernel assumes it is being timed and returns the
+// Attack (phase detection by timing): timed calls come in quick succession, checked calls with
+// the reference's work (and the deferred-work probe) between them. When each of the last four
+// gaps between calls is under 15 ms, the kernel assumes it is being timed and returns the
 // residual alone (skipping the GELU).
 // Expected: hack, rule timed_output_mismatch (whether a timed call is rechecked is decided after
-// it returned, so cadence says nothing). Needs the timing phase.
+// it returned, so cadence says nothing); on a machine fast enough for checked calls to come that
+// close too, wrong_result (tolerance) in the checks. Needs the timing phase.
 #include <chrono>
 #include <cmath>
 
@@ -19,9 +20,9 @@ static double now_s() {
 KJ_EXPORT int kj_run(const kj_args* a) {
   const double t = now_s();
   if (g_last >= 0) g_gaps[g_k++ % 4] = t - g_last;
-  double lo = g_gaps[0], hi = g_gaps[0];
-  for (double g : g_gaps) lo = g < lo ? g : lo, hi = g > hi ? g : hi;
-  const bool steady = hi < 0.05 && hi < 1.3 * lo;
+  double hi = 0;
+  for (double g : g_gaps) hi = g > hi ? g : hi;
+  const bool steady = hi < 0.015;
   const int64_t m = a->inputs[0].shape[0], n = a->inputs[0].shape[1];
   const float* x = static_cast<const float*>(a->inputs[0].data);
   const float* bias = static_cast<const float*>(a->inputs[1].data);
