@@ -9,8 +9,11 @@ CTEST_ARGS ?=
 
 all: build
 
+# System packages (apt-get), then CPU PyTorch into a virtual environment outside the repository
+# (~/.cache/kjudge/venv, reused when present; docs/python.md) for the PyTorch baselines.
 deps:
 	@bash scripts/install-deps.sh
+	@bash scripts/install-torch.sh
 
 $(BUILD)/build.ninja: | deps
 	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo

@@ -38,6 +38,11 @@ configure_file("${CMAKE_BINARY_DIR}/generated/kjudge_host_py.cpp.tmp"
 add_executable(kjudge-worker-py src/python/py_main.cpp src/python/py_host.cpp
                "${CMAKE_BINARY_DIR}/generated/kjudge_host_py.cpp")
 target_link_libraries(kjudge-worker-py PRIVATE kjudge_core Python3::Python)
+if(TARGET kjudge_cuda)
+  # The cuda backend (device buffers, CUDA-event timer) for torch parties on the GPU; torch brings
+  # its own CUDA runtime, both share the device's primary context.
+  target_link_libraries(kjudge-worker-py PRIVATE kjudge_cuda)
+endif()
 target_compile_options(kjudge-worker-py PRIVATE -Wall -Wextra -Wno-missing-field-initializers)
 set_target_properties(kjudge-worker-py PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)
 # The controller's default interpreter for Python parties (KJUDGE_PYTHON overrides at run time).

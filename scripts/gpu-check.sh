@@ -10,8 +10,9 @@
 #           modification, in-call synchronisation and allocation), each followed by an honest
 #           candidate that must pass on the same GPU
 #   aa      A/A: every suite problem's CUDA reference judged as a candidate against itself
+#   demo    the shipped CUDA examples (honest and cheating) with their verdicts (KJ_DEMO_FLAGS,
+#           default "--budget 2"; "--no-timing" for correctness verdicts only)
 #   ttv     time to verdict from a cold build cache (nvcc compiles included)
-#   demo    the shipped CUDA examples (honest and cheating) with their verdicts
 # Usage: scripts/gpu-check.sh [STAGE...]   (default: all stages, in this order)
 # Results go to $OUT (the device tool's folder) or ./gpu-check-out: summary.txt, results.json,
 # bench-1.json, bench-2.json, gpu-tests.json, logs.tar.gz; a short table is printed last.
@@ -30,7 +31,7 @@ stages=("$@")
 # Stages that loop stop starting new evaluations after this many seconds (the device tool's
 # call limit is 600 s; the logs are packed at the end).
 DEADLINE=${KJ_GPU_DEADLINE:-530}
-[ ${#stages[@]} -eq 0 ] && stages=(build tests bench faults aa ttv demo)
+[ ${#stages[@]} -eq 0 ] && stages=(build tests bench faults aa demo ttv)
 problems=(gelu_bias_residual layernorm rmsnorm softmax matmul_bias_relu)
 
 note() { printf '%s\n' "$*" | tee -a "$SUMMARY"; }
@@ -158,6 +159,17 @@ PY
   done
 fi
 
+if want demo; then
+  for f in examples/*/*.cu; do
+    if [ "$SECONDS" -gt "$DEADLINE" ]; then note "demo: stopped at the time limit before $f"; break; fi
+    p=$(basename "$(dirname "$f")")
+    n=$(basename "$f" .cu)
+    r=$(judge "demo-$p-$n" "$p" "$f" ${KJ_DEMO_FLAGS:---budget 2})
+    extra=$(jq_py "$LOGS/demo-$p-$n.json" 's=d.get("speedup") or {}; print("speedup %.3f [%.3f, %.3f] vs %s" % (s["median"], s["ci95"][0], s["ci95"][1], s.get("baseline")) if s else "")' 2>/dev/null)
+    note "demo $p/$n: $r $extra"
+  done
+fi
+
 if want ttv; then
   for p in ${KJ_TTV_PROBLEMS:-softmax layernorm rmsnorm}; do
     if [ "$SECONDS" -gt "$DEADLINE" ]; then note "ttv: stopped at the time limit before $p"; break; fi
@@ -165,17 +177,6 @@ if want ttv; then
     KJUDGE_CACHE=$cache judge "ttv-$p" "$p" "examples/$p/fast.cu" >/dev/null
     note "time to verdict (cold cache, nvcc included) $p/fast.cu: $(jq_py "$LOGS/ttv-$p.json" 'print(round(d["time_to_verdict_s"],1), "s, build", round((d.get("build") or {}).get("seconds",0),1), "s,", d["verdict"]["status"])' 2>&1)"
     rm -rf "$cache"
-  done
-fi
-
-if want demo; then
-  for f in examples/*/*.cu; do
-    if [ "$SECONDS" -gt "$DEADLINE" ]; then note "demo: stopped at the time limit before $f"; break; fi
-    p=$(basename "$(dirname "$f")")
-    n=$(basename "$f" .cu)
-    r=$(judge "demo-$p-$n" "$p" "$f" --budget "${KJ_DEMO_BUDGET:-2}")
-    extra=$(jq_py "$LOGS/demo-$p-$n.json" 's=d.get("speedup") or {}; print("speedup %.3f [%.3f, %.3f] vs %s" % (s["median"], s["ci95"][0], s["ci95"][1], s.get("baseline")) if s else "")' 2>/dev/null)
-    note "demo $p/$n: $r $extra"
   done
 fi
 

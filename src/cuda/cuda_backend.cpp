@@ -111,6 +111,8 @@ class cuda_backend final : public backend {
                 int input_index) override;
   [[nodiscard]] bool device_resident() const override { return true; }
   bool widen_to_f64(const guarded_buffer& src, dtype from, guarded_buffer& dst, std::size_t numel) override;
+  bool perturb_ulp_copy(const guarded_buffer& src, guarded_buffer& dst, dtype t, std::size_t numel,
+                        std::uint64_t seed) override;
   void begin_trace() override;
   json end_trace() override;
   json device_state() override;
@@ -458,6 +460,22 @@ bool cuda_backend::widen_to_f64(const guarded_buffer& src, dtype from, guarded_b
       return true;
   }
   KJ_CUDA_CHECK(detail::launch_widen_to_f64(src.data, w, static_cast<double*>(dst.data), numel, m_stream.get()));
+  return true;
+}
+
+bool cuda_backend::perturb_ulp_copy(const guarded_buffer& src, guarded_buffer& dst, dtype t, std::size_t numel,
+                                    std::uint64_t seed) {
+  int elem = 0;
+  switch (t) {
+    case dtype::f32: elem = 4; break;
+    case dtype::f64: elem = 8; break;
+    case dtype::bf16:
+    case dtype::f16: elem = 2; break;
+    default:  // integers stay as they are
+      KJ_CUDA_CHECK(cudaMemcpyAsync(dst.data, src.data, numel * dtype_size(t), cudaMemcpyDeviceToDevice, m_stream.get()));
+      return true;
+  }
+  KJ_CUDA_CHECK(detail::launch_perturb_ulp_copy(src.data, dst.data, numel, elem, t == dtype::bf16, seed, m_stream.get()));
   return true;
 }
 

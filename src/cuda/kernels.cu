@@ -101,6 +101,46 @@ __global__ void kj_copy16(const uint4* __restrict__ src, uint4* __restrict__ dst
   for (; i < n; i += stride) dst[i] = src[i];
 }
 
+__device__ __forceinline__ unsigned long long splitmix_finalize(unsigned long long z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+// planner/distributions.cpp's mix_seed.
+__device__ __forceinline__ unsigned long long mix_seed_dev(unsigned long long seed, unsigned long long salt) {
+  return splitmix_finalize(splitmix_finalize(seed + 0x9E3779B97F4A7C15ULL) ^
+                           (salt * 0xD1B54A32D192ED03ULL + 0x632BE59BD9B4E019ULL));
+}
+
+__device__ __forceinline__ std::uint16_t ulp16(std::uint16_t bits, bool up, std::uint16_t exp_mask) {
+  if ((bits & exp_mask) == exp_mask) return bits;  // Inf or NaN stay
+  const bool negative = (bits & 0x8000u) != 0;
+  if (up != negative) {  // away from zero
+    const std::uint16_t next = static_cast<std::uint16_t>(bits + 1);
+    return (next & exp_mask) == exp_mask ? bits : next;
+  }
+  if ((bits & 0x7fffu) != 0) return static_cast<std::uint16_t>(bits - 1);
+  return static_cast<std::uint16_t>((bits ^ 0x8000u) + 1);  // through zero
+}
+
+template <class T>
+__global__ void kj_perturb_ulp(const T* src, T* dst, std::size_t n, unsigned long long seed, std::uint16_t exp_mask) {
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const unsigned long long state = mix_seed_dev(seed, i - i % 64);
+    const bool up = ((state >> (i % 64)) & 1u) != 0;
+    const T v = src[i];
+    if constexpr (sizeof(T) == 2) {
+      dst[i] = ulp16(v, up, exp_mask);
+    } else if constexpr (sizeof(T) == 4) {
+      dst[i] = isfinite(v) ? nextafterf(v, up ? INFINITY : -INFINITY) : v;
+    } else {
+      dst[i] = isfinite(v) ? nextafter(v, up ? static_cast<double>(INFINITY) : -static_cast<double>(INFINITY)) : v;
+    }
+  }
+}
+
 __global__ void kj_empty() {}
 
 __global__ void kj_spin_cycles(unsigned long long cycles) {
@@ -149,6 +189,22 @@ cudaError_t launch_widen_to_f64(const void* src, widen_src t, double* dst, std::
 
 cudaError_t launch_copy16(const void* src, void* dst, std::size_t bytes, int blocks, cudaStream_t s) {
   kj_copy16<<<blocks, threads, 0, s>>>(static_cast<const uint4*>(src), static_cast<uint4*>(dst), bytes / 16);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_perturb_ulp_copy(const void* src, void* dst, std::size_t n, int elem, bool bf16,
+                                    std::uint64_t seed, cudaStream_t s) {
+  if (n == 0) return cudaSuccess;
+  const int b = blocks_for(n);
+  switch (elem) {
+    case 2:
+      kj_perturb_ulp<<<b, threads, 0, s>>>(static_cast<const std::uint16_t*>(src), static_cast<std::uint16_t*>(dst), n,
+                                           seed, static_cast<std::uint16_t>(bf16 ? 0x7f80u : 0x7c00u));
+      break;
+    case 4: kj_perturb_ulp<<<b, threads, 0, s>>>(static_cast<const float*>(src), static_cast<float*>(dst), n, seed, 0); break;
+    case 8: kj_perturb_ulp<<<b, threads, 0, s>>>(static_cast<const double*>(src), static_cast<double*>(dst), n, seed, 0); break;
+    default: return cudaErrorInvalidValue;
+  }
   return cudaGetLastError();
 }
 

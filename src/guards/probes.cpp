@@ -45,4 +45,18 @@ std::optional<input_write_report> parse_input_write(const std::string& log) {
   return r;
 }
 
+std::optional<input_write_report> parse_late_write(const std::string& log) {
+  const auto at = log.rfind(late_write_marker);
+  if (at == std::string::npos) return std::nullopt;
+  const auto b0 = at + late_write_marker.size();
+  const auto b1 = log.find('\'', b0);
+  const auto o0 = log.find("offset=", b0);
+  if (b1 == std::string::npos || o0 == std::string::npos) return std::nullopt;
+  input_write_report r;
+  r.buffer = log.substr(b0, b1 - b0);
+  r.region = "released";
+  r.offset = std::strtoull(log.c_str() + o0 + 7, nullptr, 10);
+  return r;
+}
+
 }  // namespace kjudge

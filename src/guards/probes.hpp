@@ -41,4 +41,10 @@ struct input_write_report {
 // forged line can only earn its writer a hack verdict.
 std::optional<input_write_report> parse_input_write(const std::string& log);
 
+// The line a cpu worker writes when a write faults in an output or workspace mapping the judge
+// released after the call (work still running after kj_run returned):
+//   kjudge-worker: late_write buffer='output y' offset=N
+inline constexpr std::string_view late_write_marker = "kjudge-worker: late_write buffer='";
+std::optional<input_write_report> parse_late_write(const std::string& log);  // region "released"
+
 }  // namespace kjudge

@@ -99,6 +99,15 @@ struct rejection {
                      std::to_string(w->offset) + " byte(s) from its edge (inputs are read-only during a call)"},
                     ev);
       }
+      // A write into an output the judge had already released: work still running after the call
+      // returned (cpu backend; the buffer is gone, so the process faulted).
+      if (const auto w = parse_late_write(f.log_tail); w && f.signal == SIGSEGV) {
+        ev["deferred"] = json::array({json{{"buffer", w->buffer}, {"offset", w->offset}, {"after", "release"}}});
+        reject_rule("deferred_work",
+                    {what + ": " + w->buffer + " was written after the call returned and the judge released it (byte " +
+                     std::to_string(w->offset) + "; the write faulted)"},
+                    ev);
+      }
       reject(verdict_status::crash, "", {msg}, ev);
     case worker_fault::timeout: reject(verdict_status::timeout, "", {msg}, ev);
     case worker_fault::resource_limit: reject(verdict_status::resource_limit, "", {msg}, ev);
@@ -558,7 +567,9 @@ json evaluate(const eval_options& o) {
     worker_process* cand = start_worker(
         cand_build.library, "candidate", "candidate",
         python_candidate ? python_party(p, pyp, "candidate", o.candidate, python_party_kind(pyp, "candidate"),
-                                        pyp.candidate_entry, std::nullopt, o.tf32, o.device, variant, find_python_setup())
+                                        // A/A: the problem's own Python file judged as a candidate runs its entry.
+                                        python_candidate_is_reference(o.candidate, pyp) ? pyp.entry : pyp.candidate_entry,
+                                        std::nullopt, o.tf32, o.device, variant, find_python_setup())
                          : json());
     result["candidate"]["info"] = cand->ready().value("info", "");
     result["env"] = environment_json(cand->ready().value("env", json::object()));

@@ -71,6 +71,11 @@ python_setup find_python_setup() {
 
 bool is_python_candidate(const fs::path& candidate) { return candidate.extension() == ".py"; }
 
+bool python_candidate_is_reference(const fs::path& candidate, const python_problem& pp) {
+  std::error_code ec;
+  return !pp.file.empty() && pp.format != "suite" && fs::equivalent(candidate, pp.file, ec);
+}
+
 python_problem python_problem_of(const problem_spec& p) {
   python_problem pp;
   const fs::path sidecar = p.dir / "kjudge-import.json";

@@ -47,6 +47,9 @@ std::string python_party_kind(const python_problem& pp, const std::string& role)
 python_problem python_problem_of(const problem_spec& p);
 
 bool is_python_candidate(const std::filesystem::path& candidate);
+// The candidate is the problem's own Python file (A/A validation): it runs the reference's entry
+// (Model, ref_kernel) in the candidate's role.
+bool python_candidate_is_reference(const std::filesystem::path& candidate, const python_problem& pp);
 
 // torch baseline kinds: torch:eager, torch:compile:default,
 // torch:compile:max-autotune-no-cudagraphs, torch:compile:max-autotune.

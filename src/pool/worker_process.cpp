@@ -98,7 +98,11 @@ std::variant<worker_process, worker_failure> worker_process::start(const worker_
                                  "HOME=" + o.scratch_dir.string(), "TMPDIR=" + o.scratch_dir.string(),
                                  "KJUDGE_SCRATCH=" + o.scratch_dir.string(),
                                  "KJUDGE_LIBRARY_DIR=" + o.library.parent_path().string()};
-  for (const char* keep : {"OMP_NUM_THREADS", "CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH",
+  // Parties are timed back to back: an OpenMP pool that keeps spinning after its call (the
+  // default active wait lasts ~0.1-0.3 s) would steal the cores from the next party's sample.
+  // Passive waiting makes every party start on an idle machine.
+  if (std::getenv("OMP_WAIT_POLICY") == nullptr) env_s.emplace_back("OMP_WAIT_POLICY=PASSIVE");
+  for (const char* keep : {"OMP_WAIT_POLICY", "OMP_NUM_THREADS", "CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH",
                            "CUDA_MODULE_LOADING", "NVIDIA_VISIBLE_DEVICES", "KJUDGE_SANDBOX_READ"})
     if (const char* v = std::getenv(keep)) env_s.push_back(std::string(keep) + "=" + v);
   std::vector<char*> envp;

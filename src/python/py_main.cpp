@@ -10,8 +10,17 @@
 
 #include "python/py_host.hpp"
 #include "worker/worker.hpp"
+#ifdef KJUDGE_HAVE_CUDA
+#include <memory>
+
+#include "cuda/cuda_backend.hpp"
+#endif
 
 namespace {
+
+#ifdef KJUDGE_HAVE_CUDA
+std::unique_ptr<kjudge::backend> make_cuda() { return kjudge::cuda::make_cuda_backend(); }
+#endif
 
 std::string load(const nlohmann::json& hello, kjudge::hosted_program& out) {
   return kjudge::py::load_program(hello, out);
@@ -41,6 +50,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
+#ifdef KJUDGE_HAVE_CUDA
+    kjudge::register_backend("cuda", &make_cuda);  // torch parties on the judge's device buffers
+#endif
     const int rc = kjudge::run_hosted_worker(3, 4, arena_bytes, &load);
     std::fflush(nullptr);
     // Python's finalisation after torch (threads, atexit handlers of the party) can hang or

@@ -96,6 +96,13 @@ class backend {
     (void)src, (void)from, (void)dst, (void)numel;
     return false;
   }
+  // dst = src with every finite float element moved one ulp up or down as worker.cpp's
+  // perturb_one_ulp(seed) does (the reference's error-envelope runs); false when unsupported.
+  virtual bool perturb_ulp_copy(const guarded_buffer& src, guarded_buffer& dst, dtype t, std::size_t numel,
+                                std::uint64_t seed) {
+    (void)src, (void)dst, (void)t, (void)numel, (void)seed;
+    return false;
+  }
   // Waits for all work of the process (other streams and threads' work included), not only the
   // call's stream: the deferred-work probe uses it.
   virtual void synchronize_all() { synchronize(); }

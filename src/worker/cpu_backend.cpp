@@ -36,6 +36,17 @@ struct read_only_region {
 constexpr int max_read_only_regions = 64;
 read_only_region g_read_only[max_read_only_regions];
 
+// Output and workspace mappings recently released (a ring): a fault there is a write after the
+// call returned and the judge freed the buffer, i.e. work left running (rule deferred_work).
+struct released_region {
+  std::atomic<bool> used{false};
+  std::uintptr_t base = 0, end = 0;
+  char label[64] = {0};
+};
+constexpr int max_released_regions = 64;
+released_region g_released[max_released_regions];
+int g_released_next = 0;
+
 void append(char*& p, const char* end, const char* s) {
   while (*s && p < end) *p++ = *s++;
 }
@@ -68,6 +79,21 @@ void on_read_only_fault(int sig, siginfo_t* si, void*) {
       append(p, end, "' region=data offset=");
       append_number(p, end, addr - r.data);
     }
+    append(p, end, "\n");
+    ssize_t w = ::write(2, line, static_cast<std::size_t>(p - line));
+    (void)w;
+    ::signal(sig, SIG_DFL);
+    return;
+  }
+  for (const auto& r : g_released) {
+    if (!r.used.load(std::memory_order_acquire) || addr < r.base || addr >= r.end) continue;
+    char line[256];
+    char* p = line;
+    const char* end = line + sizeof line - 1;
+    append(p, end, "\nkjudge-worker: late_write buffer='");
+    append(p, end, r.label);
+    append(p, end, "' offset=");
+    append_number(p, end, addr - r.base);
     append(p, end, "\n");
     ssize_t w = ::write(2, line, static_cast<std::size_t>(p - line));
     (void)w;
@@ -125,6 +151,9 @@ class cpu_backend final : public backend {
     std::memset(p, canary_byte, guard_bytes);
     std::memset(p + guard_bytes + bytes, canary_byte, guard_bytes);
     m_live[base] = total;
+    const auto lo = reinterpret_cast<std::uintptr_t>(base), hi = lo + total;
+    for (auto& r : g_released)
+      if (r.used.load(std::memory_order_relaxed) && r.base < hi && lo < r.end) r.used.store(false, std::memory_order_release);
     guarded_buffer b;
     b.base = base;
     b.data = p + guard_bytes;
@@ -154,9 +183,23 @@ class cpu_backend final : public backend {
 
   void release(guarded_buffer& b) override {
     if (b.base != nullptr) {
+      bool was_input = false;
       for (auto& r : g_read_only)
-        if (r.used.load(std::memory_order_relaxed) && r.base == reinterpret_cast<std::uintptr_t>(b.base))
+        if (r.used.load(std::memory_order_relaxed) && r.base == reinterpret_cast<std::uintptr_t>(b.base)) {
           r.used.store(false, std::memory_order_release);
+          was_input = true;
+        }
+      if (!was_input) {
+        // Remember where outputs and workspace were; an address is forgotten when a new
+        // mapping takes it (allocate()), since a write there is then the new buffer's.
+        auto& r = g_released[g_released_next++ % max_released_regions];
+        r.used.store(false, std::memory_order_release);
+        r.base = reinterpret_cast<std::uintptr_t>(b.data);
+        r.end = r.base + b.bytes;
+        std::strncpy(r.label, b.label.c_str(), sizeof r.label - 1);
+        r.used.store(true, std::memory_order_release);
+        install_read_only_handler();
+      }
       m_live.erase(b.base);
       ::munmap(b.base, guard_bytes + b.bytes + guard_bytes);
     }

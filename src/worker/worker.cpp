@@ -550,6 +550,41 @@ void session::handle_reference_device(const json& m) {
       const auto& s = find_slot(layout, slot_kind::ref_same, static_cast<int>(i));
       m_backend->download(cb.outputs[i], m_arena.at(s.offset, s.bytes), s.bytes);
     }
+    // The same-dtype reference on inputs moved by one ulp each, as in handle_reference (the
+    // oracle's error envelope), perturbed on the device when the backend can.
+    for (int pr = 0; pr < reference_perturbations; ++pr) {
+      std::vector<guarded_buffer> pert;
+      std::vector<kj_tensor> pin;
+      for (std::size_t i = 0; i < c.inputs.size(); ++i) {
+        const tensor_desc& d = c.inputs[i].desc;
+        const std::uint64_t seed = mix_seed(c.seed, 0x70657274ULL + static_cast<std::uint64_t>(pr) * 131 + i);
+        pert.push_back(m_backend->allocate(d.nbytes(), "input " + d.name + " (perturbed)"));
+        if (!m_backend->perturb_ulp_copy(cb.inputs[i], pert.back(), d.type, d.numel(), seed)) {
+          host_tensor h(d);
+          m_backend->download(cb.inputs[i], h.data(), h.nbytes());
+          perturb_one_ulp(h, seed);
+          m_backend->upload(pert.back(), h.data(), h.nbytes());
+        }
+        pin.push_back(make_kj_tensor(d, pert.back().data));
+      }
+      for (std::size_t i = 0; i < cb.outputs.size(); ++i)
+        m_backend->poison(cb.outputs[i], c.outputs[i].type, c.outputs[i].numel());
+      kj_args a = cb.args;
+      a.inputs = pin.data();
+      int rc = invoke(a);
+      if (rc == 0) rc = complete(a);
+      m_backend->synchronize();
+      for (auto& b : pert) m_backend->release(b);
+      if (rc != 0) {
+        release_all();
+        send_error("internal", "the reference failed on perturbed inputs");
+        return;
+      }
+      for (std::size_t i = 0; i < cb.outputs.size(); ++i) {
+        const auto& s = find_slot(layout, slot_kind::ref_perturbed, pr * static_cast<int>(cb.outputs.size()) + static_cast<int>(i));
+        m_backend->download(cb.outputs[i], m_arena.at(s.offset, s.bytes), s.bytes);
+      }
+    }
     std::vector<kj_tensor> in_views, out_views;
     for (std::size_t i = 0; i < c.inputs.size(); ++i) {
       tensor_desc d64 = c.inputs[i].desc;

@@ -37,6 +37,12 @@ cudaError_t launch_fill_pattern(void* p, std::size_t numel, int elem_bytes, std:
 enum class widen_src : int { f32, f16, bf16, i32, i64, u8, boolean };
 cudaError_t launch_widen_to_f64(const void* src, widen_src t, double* dst, std::size_t numel, cudaStream_t s);
 
+// dst = src with every finite float element moved one ulp up or down, the direction bit i % 64
+// of mix_seed(seed, i - i % 64): worker.cpp's perturb_one_ulp on the device (the reference's
+// error-envelope runs). elem: 4 = f32, 8 = f64, 2 = bf16 (bf16 = true) or f16.
+cudaError_t launch_perturb_ulp_copy(const void* src, void* dst, std::size_t numel, int elem, bool bf16,
+                                    std::uint64_t seed, cudaStream_t s);
+
 // dst[i] = src[i] for `bytes` bytes (a multiple of 16, both 16-byte aligned): the copy ceiling.
 cudaError_t launch_copy16(const void* src, void* dst, std::size_t bytes, int blocks, cudaStream_t s);
 // An empty kernel (timer floor tests).

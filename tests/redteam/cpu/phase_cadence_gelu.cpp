@@ -1,16 +1,17 @@
 // Attack (phase detection by timing): timed calls come in quick succession, checked calls with
-// the reference's work (and the deferred-work probe) between them. When each of the last four
+// the reference's work (and the deferred-work probe) between them. When each of the last eight
 // gaps between calls is under 15 ms, the kernel assumes it is being timed and returns the
 // residual alone (skipping the GELU).
 // Expected: hack, rule timed_output_mismatch (whether a timed call is rechecked is decided after
 // it returned, so cadence says nothing); on a machine fast enough for checked calls to come that
-// close too, wrong_result (tolerance) in the checks. Needs the timing phase.
+// close too, wrong_result (nondeterministic or tolerance) in the checks. Either way no cadence
+// lets it pass the checks and cheat the timed calls. Needs the timing phase.
 #include <chrono>
 #include <cmath>
 
 #include "kjudge/candidate.h"
 
-static double g_last = -1, g_gaps[4] = {1, 10, 100, 1000};
+static double g_last = -1, g_gaps[8] = {1, 1, 1, 1, 1, 1, 1, 1};
 static int g_k = 0;
 
 static double now_s() {
@@ -19,7 +20,7 @@ static double now_s() {
 
 KJ_EXPORT int kj_run(const kj_args* a) {
   const double t = now_s();
-  if (g_last >= 0) g_gaps[g_k++ % 4] = t - g_last;
+  if (g_last >= 0) g_gaps[g_k++ % 8] = t - g_last;
   double hi = 0;
   for (double g : g_gaps) hi = g > hi ? g : hi;
   const bool steady = hi < 0.015;
