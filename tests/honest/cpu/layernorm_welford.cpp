@@ -1,5 +1,8 @@
-// Honest (layernorm): Welford's one-pass running mean and M2 per row (numerically stable on
-// offset data, unlike E[x^2] - E[x]^2), then the normalisation pass. f32 and bf16.
+// Honest (layernorm): Welford's one-pass running mean and M2 per row, accumulated in double on
+// data shifted by the row's first element (the "shifted data" form), then the normalisation pass
+// in float. f32 and bf16. (Welford with float accumulators is flagged by the oracle today: its
+// row statistics carry ~1e-5 of the row's scale, which shows at elements where y = x̂·w + b
+// cancels; see docs/threat-model.md, "open questions".)
 // Expected: ok, no rule.
 #include <cmath>
 
@@ -13,19 +16,21 @@ static int run(const kj_args* a, int64_t m, int64_t n) {
   const T* w = static_cast<const T*>(a->inputs[1].data);
   const T* b = static_cast<const T*>(a->inputs[2].data);
   T* y = static_cast<T*>(a->outputs[0].data);
-  const float eps = static_cast<float>(kjref::scalar_or(a, 0, 1e-5));
+  const double eps = kjref::scalar_or(a, 0, 1e-5);
   for (int64_t i = 0; i < m; ++i) {
     const T* xr = x + i * n;
-    float mean = 0.0f, m2 = 0.0f;
+    const double shift = IO::load(xr[0]);
+    double mean = 0.0, m2 = 0.0;  // of x - shift
     for (int64_t j = 0; j < n; ++j) {
-      const float v = IO::load(xr[j]);
-      const float d = v - mean;
-      mean += d / static_cast<float>(j + 1);
+      const double v = IO::load(xr[j]) - shift;
+      const double d = v - mean;
+      mean += d / static_cast<double>(j + 1);
       m2 += d * (v - mean);
     }
-    const float rstd = 1.0f / std::sqrt(m2 / static_cast<float>(n) + eps);
+    const float mu = static_cast<float>(shift + mean);
+    const float rstd = static_cast<float>(1.0 / std::sqrt(m2 / static_cast<double>(n) + eps));
     for (int64_t j = 0; j < n; ++j)
-      y[i * n + j] = IO::store((IO::load(xr[j]) - mean) * rstd * IO::load(w[j]) + IO::load(b[j]));
+      y[i * n + j] = IO::store((IO::load(xr[j]) - mu) * rstd * IO::load(w[j]) + IO::load(b[j]));
   }
   return 0;
 }
