@@ -69,6 +69,11 @@ if want build; then
   rm -f "$BUILD/bin/kjudge-worker-py"
   note "build: rc=$rc in $(( $(date +%s) - t0 )) s"
   if [ $rc -ne 0 ]; then tail -40 "$LOGS/configure.log" "$LOGS/build.log"; stages=(); fi
+  # The device ceilings, cached for every evaluation below (fraction of the ceiling, faster_than_light).
+  if [ $rc -eq 0 ]; then
+    "$KJ" doctor --device cuda >"$LOGS/doctor.log" 2>&1
+    note "kjudge doctor --device cuda: rc=$? $(grep -iE 'copy|fp32|tf32|bf16' "$LOGS/doctor.log" | tr '\n' ' ')"
+  fi
 fi
 
 if want tests; then

@@ -22,7 +22,8 @@ const std::vector<rule_info>& all_rules() {
        "bytes in a guard zone before or after a buffer changed during the call, or a write hit the "
        "read-only guard of an input"},
       {"deferred_work", verdict_status::hack,
-       "outputs kept changing after the call returned (work left on another thread or stream)"},
+       "outputs kept changing after the call returned, or were written after the judge released them "
+       "(work left on another thread or stream)"},
       {"timed_output_mismatch", verdict_status::hack,
        "a randomly rechecked timed call produced a wrong output while checked calls were right"},
       {"timer_tamper", verdict_status::hack,
@@ -32,7 +33,8 @@ const std::vector<rule_info>& all_rules() {
       {"forged_message", verdict_status::hack,
        "a message on the worker channel failed the token, sequence or format checks"},
       {"sandbox_violation", verdict_status::hack,
-       "a forbidden system call (network, ptrace, new process, signals to others)"},
+       "a forbidden system call (network, ptrace, new process, signals or limits on other processes, "
+       "shared IPC, io_uring)"},
       {"early_exit", verdict_status::hack, "the worker process exited while a call was pending"},
       {"unjoined_stream_work", verdict_status::hack,
        "cuda: kernels or copies of a checked call ended after the stop event (another stream, not joined)"},

@@ -1,0 +1,63 @@
+// The trace summary's arithmetic on hand-made CUPTI records (no GPU needed): the window between
+// the judge's probes, the judge's own work left out, other-stream and late work counted, and the
+// peak of the call's live allocations.
+#include <gtest/gtest.h>
+
+#include "cuda/cupti_trace.hpp"
+
+namespace {
+
+using kjudge::cuda::trace_record;
+using kind = trace_record::kind;
+
+trace_record rec(kind k, const char* name, std::uint32_t stream, std::uint64_t start, std::uint64_t end,
+                 std::uint64_t bytes = 0) {
+  trace_record r;
+  r.what = k;
+  r.name = name;
+  r.stream = stream;
+  r.start = start;
+  r.end = end;
+  r.bytes = bytes;
+  return r;
+}
+
+TEST(trace_summary, counts_the_call_s_work_against_the_window) {
+  constexpr std::uint32_t judge = 5, other = 9;
+  const std::vector<trace_record> records = {
+      rec(kind::kernel, "kjudge::cuda::detail::kj_hold_stream(int const volatile*, int*, unsigned long long)", judge, 50, 99),
+      rec(kind::kernel, "kjudge::cuda::detail::kj_clock_probe(kjudge::cuda::detail::clock_sample*, unsigned int)", judge, 100, 110),
+      rec(kind::kernel, "void softmax<float>(float const*, float*, long, long)", judge, 120, 200),
+      rec(kind::kernel, "late_kernel()", other, 130, 400),
+      rec(kind::alloc, "cudaMalloc", 0, 150, 150, 64u << 20),
+      rec(kind::release, "cudaMalloc", 0, 180, 180, 64u << 20),
+      rec(kind::alloc, "cudaMalloc", 0, 190, 190, 1u << 20),
+      rec(kind::kernel, "kjudge::cuda::detail::kj_clock_probe(kjudge::cuda::detail::clock_sample*, unsigned int)", judge, 210, 220),
+      rec(kind::memcpy, "memcpy DtoH", judge, 230, 300, 4096),  // the judge reading outputs back
+  };
+  const auto s = kjudge::cuda::summarize_trace(records, judge, 100);
+  EXPECT_TRUE(s["window_found"].get<bool>());
+  EXPECT_DOUBLE_EQ(s["window_ns"].get<double>(), 100.0);
+  EXPECT_EQ(s["kernels"].get<int>(), 2);
+  EXPECT_EQ(s["memcpys"].get<int>(), 0);
+  EXPECT_EQ(s["on_other_streams"].get<int>(), 1);
+  EXPECT_EQ(s["ending_after_window"].get<int>(), 1);
+  EXPECT_EQ(s["starting_before_window"].get<int>(), 0);
+  EXPECT_EQ(s["allocations"].get<int>(), 2);
+  EXPECT_EQ(s["releases"].get<int>(), 1);
+  EXPECT_EQ(s["alloc_peak_bytes"].get<long long>(), 64LL << 20);
+  ASSERT_EQ(s["records"].size(), records.size());
+  EXPECT_DOUBLE_EQ(s["records"][0]["start_ns"].get<double>(), -60.0);  // relative to the window's opening
+  EXPECT_TRUE(s["records"][0].value("judge", false));
+  EXPECT_FALSE(s["records"][2].value("judge", false));
+}
+
+TEST(trace_summary, without_both_probes_there_is_no_window) {
+  const std::vector<trace_record> records = {rec(kind::kernel, "k()", 3, 10, 20)};
+  const auto s = kjudge::cuda::summarize_trace(records, 3, 10);
+  EXPECT_FALSE(s["window_found"].get<bool>());
+  EXPECT_EQ(s["kernels"].get<int>(), 1);
+  EXPECT_EQ(s["ending_after_window"].get<int>(), 0);
+}
+
+}  // namespace
