@@ -1,6 +1,7 @@
 #include "cli/commands.hpp"
 #include "cli/loop_command.hpp"
 #include "cli/python_commands.hpp"
+#include "cli/redteam_command.hpp"
 
 #include <unistd.h>
 
@@ -376,6 +377,7 @@ int run(int argc, char** argv) {
 
   add_loop_command(app);
   add_python_commands(app);
+  add_redteam_command(app);
 
   try {
     app.parse(argc, argv);
@@ -392,6 +394,7 @@ int run(int argc, char** argv) {
   int sub_status = 0;
   if (run_loop_command_if_selected(sub_status)) return sub_status;
   if (run_python_command_if_selected(sub_status)) return sub_status;
+  if (run_redteam_command_if_selected(sub_status)) return sub_status;
   if (app.got_subcommand("list")) return cmd_list();
   if (app.got_subcommand("show")) return cmd_show(problem);
   if (app.got_subcommand("eval")) return cmd_eval(ef, problem, candidate);
