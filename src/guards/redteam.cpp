@@ -61,7 +61,7 @@ double candidate_min_median(const json& result) {
 
 std::string pad(std::string s, std::size_t w) {
   // Widths count bytes; the corpus names are ASCII.
-  if (s.size() > w) s = s.substr(0, w - 1) + "~";
+  if (s.size() + 1 > w) s = s.substr(0, w - 2) + "~";
   return s + std::string(w - s.size(), ' ');
 }
 
@@ -161,11 +161,11 @@ std::string redteam_report::table() const {
   for (const auto& r : rows) {
     if (r.entry.kind != "attack") continue;
     if (!header_a) {
-      os << pad("attack", 46) << pad("expected", 40) << pad("verdict", 40) << "result\n";
+      os << pad("attack", 56) << pad("expected", 44) << pad("verdict", 40) << "result\n";
       header_a = true;
     }
     const std::string result = r.success ? (r.entry.harmless ? "harmless" : "caught") : "MISSED";
-    os << pad(r.entry.name + " (" + r.entry.problem + ")", 46) << pad(expected_text(r.entry), 40)
+    os << pad(r.entry.name + " (" + r.entry.problem + ")", 56) << pad(expected_text(r.entry), 44)
        << pad(verdict_text(r), 40) << result << "\n";
     if (!r.success) os << "    " << r.reason << "\n";
   }

@@ -195,10 +195,13 @@ bool session::handle_hello(const json& m) {
     return true;
   }
   const std::string lib = m.at("library").get<std::string>();
-  // Memory from malloc/new is filled with 0x7f bytes (3.4e38 as f32 and bf16) before it is
-  // handed out, for every call of every role: a kernel that accumulates into scratch it never
-  // initialised fails instead of passing on the zeros of fresh pages.
-  ::mallopt(M_PERTURB, 0x80);
+  // A native candidate's memory from malloc/new is filled with 0x7f bytes (3.4e38 as f32 and
+  // bf16) before it is handed out, in checked and timed calls alike (otherwise the fill would
+  // tell them apart): a kernel that accumulates into scratch it never initialised fails instead
+  // of passing on the zeros of fresh pages. The fill's cost falls on the candidate alone (it is
+  // the untrusted party; allocating once, thread_local or in the workspace, avoids it), never on
+  // the baselines, the reference or a Python host.
+  if (m_role == "candidate" && m_loader == nullptr) ::mallopt(M_PERTURB, 0x80);
   const bool sandbox_requested = m.value("sandbox", true);
   json sandbox_env{{"enabled", false}};
   bool sandbox_applied = false;
