@@ -888,8 +888,9 @@ json evaluate(const eval_options& o) {
       bool accused = true;
       for (int attempt = 0; attempt < 3 && accused; ++attempt) {
         const std::uint64_t seed = mix_seed(secret, 0x636c6f636bULL + static_cast<std::uint64_t>(attempt));
-        const auto cand_cc = batch_clock_ratio(*parties[0].worker, base_call, sets, sets + extra, sets, seed, o.call_timeout_seconds * 4);
-        const auto ctl_cc = batch_clock_ratio(*parties[1].worker, base_call, sets, sets + extra, sets, seed, o.call_timeout_seconds * 4);
+        const double batch_timeout = o.call_timeout_seconds * (sets + extra + 1);  // the watchdog of one batch
+        const auto cand_cc = batch_clock_ratio(*parties[0].worker, base_call, sets, sets + extra, sets, seed, batch_timeout);
+        const auto ctl_cc = batch_clock_ratio(*parties[1].worker, base_call, sets, sets + extra, sets, seed, batch_timeout);
         json a{{"calls", extra}};
         if (cand_cc) a["candidate"] = json{{"ratio", cand_cc->ratio}, {"reported_s", cand_cc->reported_s}, {"wall_s", cand_cc->wall_s}};
         if (ctl_cc) a["reference"] = json{{"ratio", ctl_cc->ratio}, {"reported_s", ctl_cc->reported_s}, {"wall_s", ctl_cc->wall_s}};
