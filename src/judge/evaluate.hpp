@@ -29,7 +29,7 @@ struct eval_options {
   double target_halfwidth = 0.01;      // relative 95% CI half-width to stop at
   int min_samples_per_round = 5;
   int max_samples_per_round = 200;
-  int rechecks_per_round = 1;          // timed candidate calls rechecked per round
+  int rechecks_per_round = 1;          // timed candidate calls rechecked per round (one case per round, in turn)
   int hidden_count = -1;               // -1: the spec's count
   std::optional<std::uint64_t> secret_seed;  // fixed only for reproducing a run
   bool sandbox = true;

@@ -47,10 +47,8 @@ struct compare_result {
   std::optional<element_report> worst;  // the element with the largest err/allowed
 };
 
-// Compares one output tensor. The elementwise bound for element i is
-//   max(atol + rtol*|ref_i|, k * max_{j in row(i)} |ref_same_j - ref_j|)
-// where row(i) is the last-dimension slice holding i; the norm bound is
-//   max(rtol, k * ||ref_same - ref|| / ||ref||).
+// Compares one output tensor against the float64 reference, with error_envelope({ref_same}) as the
+// envelope (see compare_output_envelope).
 // NaN/Inf must appear exactly where the reference has them (same sign for Inf).
 compare_result compare_output(const host_tensor& out, const host_tensor& ref64,
                               const host_tensor& ref_same, const tolerance& tol, double k);
@@ -65,7 +63,11 @@ compare_result compare_output(const host_tensor& out, const host_tensor& ref64,
 compare_result compare_output_envelope(const host_tensor& out, const host_tensor& ref64, const host_tensor& ref_same,
                                        const std::vector<double>& envelope, const tolerance& tol, double k);
 
-// Per element, the largest |run_i - ref64_i| over the given same-dtype runs (non-finite pairs: 0).
+// The oracle's error envelope (output units). e_i = the largest |run_i - ref64_i| over the given
+// same-dtype runs (non-finite pairs: 0); E_r = max of e over row r (the last-dimension slice:
+// rows share their intermediates); s_r = max |ref64| over the row; q = the lower median over rows
+// of E_r / s_r. Every element of row r gets max(E_r, q * s_r): a row where the reference's own
+// rounding was small by luck is lifted to the typical same-dtype error at its scale.
 std::vector<double> error_envelope(const host_tensor& ref64, const std::vector<const host_tensor*>& same_dtype_runs);
 
 // Compares two runs of the candidate on the same inputs (determinism): bitwise equality is

@@ -4,7 +4,8 @@
 // controller -> worker                         worker -> controller
 //   hello {library, role, backend, arena}        ready {info, abi, has_workspace, env} | error
 //   run {call, repeats}                          ran {rc[], guards[], deferred[], seconds[]}
-//   reference {call}                             referenced {rc, rc64} (reference role only)
+//   reference {call, envelope}                   referenced {rc, rc64} (reference role only;
+//                                                envelope: also the one-ulp-perturbed runs)
 //   time_begin {call, mode, flush_bytes}         time_ready
 //   sample {seed}                                sampled {rc, seconds}
 //   keep | discard  (after every sampled)        kept {guards[], deferred[]} | discarded

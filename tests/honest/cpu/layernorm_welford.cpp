@@ -1,8 +1,6 @@
 // Honest (layernorm): Welford's one-pass running mean and M2 per row, accumulated in double on
 // data shifted by the row's first element (the "shifted data" form), then the normalisation pass
-// in float. f32 and bf16. (Welford with float accumulators is flagged by the oracle today: its
-// row statistics carry ~1e-5 of the row's scale, which shows at elements where y = x̂·w + b
-// cancels; see docs/threat-model.md, "open questions".)
+// in float. f32 and bf16. (layernorm_welford_float.cpp keeps float accumulators.)
 // Expected: ok, no rule.
 #include <cmath>
 
