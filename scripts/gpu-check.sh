@@ -13,6 +13,11 @@
 #   demo    the shipped CUDA examples (honest and cheating) with their verdicts (KJ_DEMO_FLAGS,
 #           default "--budget 2"; "--no-timing" for correctness verdicts only)
 #   ttv     time to verdict from a cold build cache (nvcc compiles included)
+#   redteam both corpora (tests/redteam, tests/honest) on the GPU
+#   torch   each suite problem's fast example against the reference, the vendor library, torch
+#           eager and every torch.compile mode in one run; table in torch-table.md
+#   loop    the autotune loop on bf16 softmax from the naive CUDA templates, then its best
+#           candidate against torch eager and torch.compile
 # Usage: scripts/gpu-check.sh [STAGE...]   (default: all stages, in this order)
 # Results go to $OUT (the device tool's folder) or ./gpu-check-out: summary.txt, results.json,
 # bench-1.json, bench-2.json, gpu-tests.json, logs.tar.gz; a short table is printed last.
@@ -31,7 +36,7 @@ stages=("$@")
 # Stages that loop stop starting new evaluations after this many seconds (the device tool's
 # call limit is 600 s; the logs are packed at the end).
 DEADLINE=${KJ_GPU_DEADLINE:-530}
-[ ${#stages[@]} -eq 0 ] && stages=(build tests bench faults aa demo ttv)
+[ ${#stages[@]} -eq 0 ] && stages=(build tests bench faults aa demo ttv redteam torch loop)
 problems=(gelu_bias_residual layernorm rmsnorm softmax matmul_bias_relu)
 
 note() { printf '%s\n' "$*" | tee -a "$SUMMARY"; }
@@ -60,14 +65,17 @@ judge() {  # judge NAME PROBLEM CANDIDATE [flags...]
 
 if want build; then
   t0=$(date +%s)
+  # kjudge-worker-py (torch parties on the judge's device buffers) embeds the python3 that holds
+  # torch (/opt/torch/.venv/bin/python3 on the H200 image); without Python's embedding files the
+  # build goes on without it and says so.
+  PY=${KJUDGE_PYTHON:-$(command -v python3)}
   cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKJUDGE_USE_DEPS=ON -DKJUDGE_CUDA=ON \
-        -DKJUDGE_GPU_TESTS=ON -DKJUDGE_PYTHON_WORKER=OFF >"$LOGS/configure.log" 2>&1 &&
+        -DKJUDGE_GPU_TESTS=ON -DKJUDGE_PYTHON_WORKER=ON -DPython3_EXECUTABLE="$PY" >"$LOGS/configure.log" 2>&1 &&
     ninja -C "$BUILD" kjudge kjudge-worker kjudge-worker-cuda kjudge_gpu_tests kjudge-gpu-bench kjudge-memcpy-check \
         >"$LOGS/build.log" 2>&1
   rc=$?
-  # Torch baselines on cuda need kjudge-worker-py with the cuda backend (docs/cuda-evaluate-integration.md).
-  rm -f "$BUILD/bin/kjudge-worker-py"
-  note "build: rc=$rc in $(( $(date +%s) - t0 )) s"
+  py_worker="kjudge-worker-py: $( [ -x "$BUILD/bin/kjudge-worker-py" ] && echo "built with $PY" || echo "not built ($(grep -m1 -i 'embedding' "$LOGS/configure.log"))")"
+  note "build: rc=$rc in $(( $(date +%s) - t0 )) s; $py_worker"
   if [ $rc -ne 0 ]; then tail -40 "$LOGS/configure.log" "$LOGS/build.log"; stages=(); fi
   # The device ceilings, cached for every evaluation below (fraction of the ceiling, faster_than_light).
   if [ $rc -eq 0 ]; then
@@ -176,13 +184,78 @@ if want demo; then
 fi
 
 if want ttv; then
+  # Time to verdict of the CUDA judge (reference and vendor baselines; the torch baselines'
+  # compile times are reported by the torch stage), from a cold build cache, nvcc included.
   for p in ${KJ_TTV_PROBLEMS:-softmax layernorm rmsnorm}; do
     if [ "$SECONDS" -gt "$DEADLINE" ]; then note "ttv: stopped at the time limit before $p"; break; fi
     cache=$(mktemp -d)
-    KJUDGE_CACHE=$cache judge "ttv-$p" "$p" "examples/$p/fast.cu" >/dev/null
-    note "time to verdict (cold cache, nvcc included) $p/fast.cu: $(jq_py "$LOGS/ttv-$p.json" 'print(round(d["time_to_verdict_s"],1), "s, build", round((d.get("build") or {}).get("seconds",0),1), "s,", d["verdict"]["status"])' 2>&1)"
+    KJUDGE_CACHE=$cache judge "ttv-$p" "$p" "examples/$p/fast.cu" --torch none >/dev/null
+    note "time to verdict (cold cache, nvcc included, --torch none) $p/fast.cu: $(jq_py "$LOGS/ttv-$p.json" 'print(round(d["time_to_verdict_s"],1), "s, build", round((d.get("build") or {}).get("seconds",0),1), "s, timing", round((d.get("timing") or {}).get("seconds",0),1), "s,", d["verdict"]["status"], (d.get("speedup") or {}).get("median"))' 2>&1)"
     rm -rf "$cache"
   done
+fi
+
+if want redteam; then
+  # Both corpora on the GPU (tests/redteam, tests/honest: the cuda entries and the Python forms).
+  "$KJ" redteam --device cuda --json "$LOGS/redteam-cuda.json" ${KJ_REDTEAM_FLAGS:-} >"$LOGS/redteam-cuda.log" 2>&1
+  note "redteam (cuda): rc=$? $(grep -E '^totals' "$LOGS/redteam-cuda.log")"
+  grep -E 'missed|false positive' "$LOGS/redteam-cuda.log" | head -20 | tee -a "$SUMMARY"
+  cp "$LOGS/redteam-cuda.log" "$OUT/redteam-cuda.txt"
+fi
+
+if want torch; then
+  # Every baseline side by side in one run per problem: the CUDA reference, the vendor library
+  # where the problem has one, torch eager and each torch.compile mode (TF32 on), with the
+  # fraction of the speed of light; written to $OUT/torch-table.md.
+  for pd in ${KJ_TORCH_PROBLEMS:-softmax:bf16 layernorm:f32 rmsnorm:bf16 gelu_bias_residual:f32 matmul_bias_relu:f32}; do
+    p=${pd%%:*}; dt=${pd##*:}
+    if [ "$SECONDS" -gt "$DEADLINE" ]; then note "torch: stopped at the time limit before $pd"; break; fi
+    r=$(judge "torch-$p-$dt" "$p" "examples/$p/fast.cu" --dtype "$dt" --budget "${KJ_TORCH_BUDGET:-3}" \
+          --torch "${KJ_TORCH_KINDS:-torch:eager,torch:compile:default,torch:compile:max-autotune-no-cudagraphs,torch:compile:max-autotune}")
+    note "torch table $p $dt: $r"
+  done
+  python3 scripts/baseline-table.py "$LOGS"/torch-*.json >"$OUT/torch-table.md" 2>&1
+  cat "$OUT/torch-table.md" | tee -a "$SUMMARY"
+fi
+
+if want loop; then
+  # The search loop on bf16 softmax from the naive template (issue "The search loop"), then the
+  # best candidate judged against torch eager and torch.compile.
+  W=$LOGS/loop-softmax
+  rm -rf "$W"
+  timeout $(( DEADLINE - SECONDS > 60 ? DEADLINE - SECONDS - 60 : 10 )) \
+    "$KJ" loop softmax --device cuda --dtype bf16 --workdir "$W" --torch-baselines none -q \
+      --proposer autotune:examples/templates/softmax_cuda_rowwise.cu,examples/templates/softmax_cuda_online.cu \
+      ${KJ_LOOP_FLAGS:---eval-budget 1 --min-rounds 5} >"$LOGS/loop.log" 2>&1
+  note "loop: rc=$? $(tail -3 "$LOGS/loop.log" | tr '\n' ' ')"
+  "$KJ" loop report "$W" >"$OUT/loop-report.txt" 2>&1
+  cp "$W"/*.svg "$OUT/" 2>/dev/null
+  tail -30 "$OUT/loop-report.txt" | tee -a "$SUMMARY"
+  best=$(python3 - "$W" <<'PY'
+import glob, json, os, sys
+w = sys.argv[1]
+best = None
+try:
+    for line in open(os.path.join(w, "journal.jsonl")):
+        try:
+            e = json.loads(line)
+        except ValueError:
+            continue
+        if e.get("event") == "beam" and e.get("best"):
+            best = e["best"]["id"]
+except OSError:
+    pass
+if best:
+    files = glob.glob(os.path.join(w, "proposals", best + ".*"))
+    print(files[0] if files else "")
+PY
+)
+  if [ -n "$best" ] && [ -f "$best" ]; then
+    r=$(judge "loop-best-vs-torch" softmax "$best" --dtype bf16 --budget 3 --torch torch:eager,torch:compile:default,torch:compile:max-autotune-no-cudagraphs)
+    note "loop best ($best) against torch: $r"
+  else
+    note "loop: no best candidate found in $W"
+  fi
 fi
 
 python3 - "$LOGS" >"$OUT/results.json" <<'PY'

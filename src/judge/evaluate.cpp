@@ -157,6 +157,7 @@ struct reference_data {
   // envelope is within the full one, and the perturbed runs (three more reference calls and their
   // transfer, the bulk of a large case's check) are requested only for an output that fails it.
   bool full = false;
+  bool tf32 = false;  // the last envelope run rounds f32 inputs to TF32 (problem permits TF32)
   worker_process* source = nullptr;
   call_spec call;
   [[nodiscard]] bool finite() const {
@@ -169,14 +170,20 @@ struct reference_data {
   }
 };
 
+// The TF32 permission of the evaluation (problem allows it and the run did not switch it off):
+// set once by evaluate() before the first reference request.
+thread_local bool g_tf32_envelope = false;
+
 reference_data run_reference(worker_process& ref, const call_spec& c, bool full = false) {
-  json r = get_json(ref.request(json{{"type", "reference"}, {"call", to_json(c)}, {"envelope", full}}, 600),
+  json r = get_json(ref.request(json{{"type", "reference"}, {"call", to_json(c)}, {"envelope", full},
+                                     {"tf32", g_tf32_envelope}}, 600),
                     "the reference", "referenced");
   if (r.value("rc", 0) != 0 || r.value("rc64", 0) != 0)
     throw internal_error("the reference returned an error status on its own inputs");
   const auto layout = reference_layout(c);
   reference_data d;
   d.full = full;
+  d.tf32 = g_tf32_envelope;
   d.source = &ref;
   d.call = c;
   for (std::size_t i = 0; i < c.outputs.size(); ++i) {
@@ -469,6 +476,7 @@ json evaluate(const eval_options& o) {
   const std::string source = read_file(o.candidate);
   const std::string candidate_sha = sha256_hex(source);
   const tolerance tol = tolerance_for(p, variant, o.tf32 && p.tf32_allowed);
+  g_tf32_envelope = o.tf32 && p.tf32_allowed;
 
   json result{{"schema", "kjudge.result/1"},
               {"kjudge_version", KJUDGE_VERSION},

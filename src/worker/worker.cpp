@@ -83,6 +83,22 @@ void perturb_one_ulp(host_tensor& t, std::uint64_t seed) {
   }
 }
 
+// Rounds every finite f32 element to TF32 (10 explicit mantissa bits, round to nearest even): the
+// inputs a TF32 tensor-core kernel effectively multiplies. Other dtypes stay.
+void round_to_tf32(host_tensor& t) {
+  if (t.desc().type != dtype::f32) return;
+  auto* p = static_cast<std::uint32_t*>(t.data());
+  for (std::size_t i = 0; i < t.numel(); ++i) {
+    if ((p[i] & 0x7f800000u) == 0x7f800000u) continue;  // inf, nan
+    p[i] = (p[i] + 0xfffu + ((p[i] >> 13) & 1u)) & ~0x1fffu;
+  }
+}
+
+// Envelope run pr of a reference request: one-ulp perturbations, except that the last run rounds
+// f32 inputs to TF32 when the problem permits TF32 and the run asked for it (a TF32 kernel is
+// backward stable for TF32-rounded inputs, and its error is of that run's size element by element).
+bool tf32_run(const json& m, int pr) { return m.value("tf32", false) && pr == reference_perturbations - 1; }
+
 class session {
  public:
   session(channel& ch, shared_arena& arena, program_loader loader = nullptr)
@@ -485,7 +501,8 @@ void session::handle_reference(const json& m) {
     std::vector<kj_tensor> pin;
     for (std::size_t i = 0; i < host.size(); ++i) {
       pert.push_back(host[i].converted(host[i].desc().type));
-      perturb_one_ulp(pert.back(), mix_seed(c.seed, 0x70657274ULL + static_cast<std::uint64_t>(pr) * 131 + i));
+      if (tf32_run(m, pr)) round_to_tf32(pert.back());
+      else perturb_one_ulp(pert.back(), mix_seed(c.seed, 0x70657274ULL + static_cast<std::uint64_t>(pr) * 131 + i));
     }
     for (auto& h : pert) pin.push_back(h.view());
     for (auto& o : outs) poison_buffer(o.data(), o.desc().type, o.numel());
@@ -565,10 +582,11 @@ void session::handle_reference_device(const json& m) {
         const tensor_desc& d = c.inputs[i].desc;
         const std::uint64_t seed = mix_seed(c.seed, 0x70657274ULL + static_cast<std::uint64_t>(pr) * 131 + i);
         pert.push_back(m_backend->allocate(d.nbytes(), "input " + d.name + " (perturbed)"));
-        if (!m_backend->perturb_ulp_copy(cb.inputs[i], pert.back(), d.type, d.numel(), seed)) {
+        if (tf32_run(m, pr) || !m_backend->perturb_ulp_copy(cb.inputs[i], pert.back(), d.type, d.numel(), seed)) {
           host_tensor h(d);
           m_backend->download(cb.inputs[i], h.data(), h.nbytes());
-          perturb_one_ulp(h, seed);
+          if (tf32_run(m, pr)) round_to_tf32(h);
+          else perturb_one_ulp(h, seed);
           m_backend->upload(pert.back(), h.data(), h.nbytes());
         }
         pin.push_back(make_kj_tensor(d, pert.back().data));
