@@ -191,6 +191,7 @@ json summarize_trace(const std::vector<trace_record>& records, std::uint32_t jud
   std::uint64_t busy_first = std::numeric_limits<std::uint64_t>::max(), busy_last = 0;
   long long live = 0, peak = 0, allocated = 0;
   int allocs = 0, releases = 0;
+  std::vector<std::string> kernel_names;
   std::vector<const trace_record*> sorted;
   for (const auto& r : records) sorted.push_back(&r);
   std::sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) { return a->start < b->start; });
@@ -216,7 +217,13 @@ json summarize_trace(const std::vector<trace_record>& records, std::uint32_t jud
     const bool is_work = r->what == trace_record::kind::kernel || r->what == trace_record::kind::memcpy ||
                          r->what == trace_record::kind::memset;
     if (is_work && !judge) {
-      if (r->what == trace_record::kind::kernel) ++kernels;
+      if (r->what == trace_record::kind::kernel) {
+        ++kernels;
+        // Distinct names of the call's kernels (rule library_call compares them with the entry
+        // functions compiled from the candidate's source).
+        if (kernel_names.size() < 64 && std::find(kernel_names.begin(), kernel_names.end(), r->name) == kernel_names.end())
+          kernel_names.push_back(r->name);
+      }
       if (r->what == trace_record::kind::memcpy) ++copies;
       if (r->what == trace_record::kind::memset) ++sets;
       if (r->stream != judge_stream) ++other_stream;
@@ -246,6 +253,7 @@ json summarize_trace(const std::vector<trace_record>& records, std::uint32_t jud
          {"window_found", have_window},
          {"window_ns", have_window ? json(static_cast<double>(close - open)) : json(nullptr)},
          {"kernels", kernels},
+         {"kernel_names", kernel_names},
          {"memcpys", copies},
          {"memsets", sets},
          {"on_other_streams", other_stream},

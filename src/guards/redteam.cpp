@@ -95,6 +95,13 @@ std::vector<corpus_entry> load_corpus_manifest(const std::filesystem::path& mani
     e.name = str_or(*t, "file", "");
     e.problem = str_or(*t, "problem", "");
     if (e.name.empty() || e.problem.empty()) throw usage_error(where(manifest, node) + ": file and problem are required");
+    // A problem given as a path ("problems/x", a variant of a suite problem kept with the corpus)
+    // is relative to the manifest, like the file.
+    if (e.problem.find('/') != std::string::npos && !std::filesystem::path(e.problem).is_absolute()) {
+      if (!std::filesystem::is_regular_file(dir / e.problem / "problem.toml"))
+        throw usage_error(where(manifest, node) + ": problem " + (dir / e.problem).string() + " has no problem.toml");
+      e.problem = (dir / e.problem).lexically_normal().string();
+    }
     e.file = dir / e.name;
     if (!std::filesystem::exists(e.file)) throw usage_error(where(manifest, node) + ": " + e.file.string() + " does not exist");
     e.device = str_or(*t, "device", "cpu");

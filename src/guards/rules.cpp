@@ -38,6 +38,8 @@ const std::vector<rule_info>& all_rules() {
       {"early_exit", verdict_status::hack, "the worker process exited while a call was pending"},
       {"unjoined_stream_work", verdict_status::hack,
        "cuda: kernels or copies of a checked call ended after the stop event (another stream, not joined)"},
+      {"library_call", verdict_status::hack,
+       "cuda: a checked call ran a kernel not compiled from the candidate's source, where the problem forbids library kernels"},
       {"faster_than_light", verdict_status::hack,
        "faster than the device's measured memory or compute ceiling allows"},
   };

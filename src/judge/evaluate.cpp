@@ -305,6 +305,15 @@ void check_inputs_unchanged(shared_arena& arena, const call_spec& c, const std::
   }
 }
 
+// Rule library_call: where the problem sets library_kernels = false, the entry functions ptxas
+// compiled from the candidate's source (its build's resources); a traced kernel outside them
+// came from a library or a prebuilt binary. Set by evaluate() for the candidate's checks.
+struct library_policy {
+  bool forbid = false;
+  std::vector<std::string> own_kernels;
+};
+thread_local library_policy g_library_policy;
+
 void check_evidence(const json& ev, const std::string& context) {
   if (ev.contains("guards") && !ev["guards"].empty())
     reject_rule("out_of_bounds_write", {context + ": " + describe_guard(ev["guards"][0])},
@@ -322,6 +331,18 @@ void check_evidence(const json& ev, const std::string& context) {
     for (const auto& x : ev["extra"]) {
       if (!x.is_object() || !x.contains("trace") || !x["trace"].is_object()) continue;
       const auto& t = x["trace"];
+      if (g_library_policy.forbid && t.contains("kernel_names") && t["kernel_names"].is_array())
+        for (const auto& kn : t["kernel_names"]) {
+          const std::string name = kn.is_string() ? kn.get<std::string>() : std::string();
+          // The judge's own kernels (poison, guards, probes) carry the kj_ prefix or namespace.
+          if (name.rfind("kj_", 0) == 0 || name.find("kjudge") != std::string::npos) continue;
+          const auto& own = g_library_policy.own_kernels;
+          if (std::find(own.begin(), own.end(), name) != own.end()) continue;
+          reject_rule("library_call",
+                      {context + ": kernel " + name + " is not among the " + std::to_string(own.size()) +
+                       " entry function(s) compiled from the candidate's source, and this problem forbids library kernels"},
+                      json{{"kernel", name}, {"own_kernels", own}, {"trace", t}, {"context", context}});
+        }
       if (t.value("ending_after_window", 0) > 0) {
         json first = nullptr;
         for (const auto& r : t.value("records", json::array()))
@@ -534,6 +555,13 @@ json evaluate(const eval_options& o) {
                            {"seconds", cand_build.seconds}, {"cached", cand_build.cached},
                            {"resources", cand_build.resources}};
     progress("build", 1, 1, cand_build.cached ? "cached" : "compiled");
+    g_library_policy = library_policy{};
+    if (!p.library_kernels && o.device == "cuda" && !python_candidate) {
+      g_library_policy.forbid = true;
+      if (cand_build.resources.is_array())
+        for (const auto& r : cand_build.resources)
+          if (r.is_object() && r.contains("kernel")) g_library_policy.own_kernels.push_back(r["kernel"].get<std::string>());
+    }
     if (!cand_build.ok) {
       std::string diag = cand_build.diagnostics;
       if (diag.size() > 8000) diag = diag.substr(0, 8000) + "\n[... truncated]";

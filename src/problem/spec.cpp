@@ -218,7 +218,7 @@ class spec_reader {
 
   void read_root(const toml::table& root, problem_spec& p) {
     check_keys(root,
-               {"name", "description", "dtypes", "check", "tf32_allowed", "conditioning_k",
+               {"name", "description", "dtypes", "check", "tf32_allowed", "library_kernels", "conditioning_k",
                 "nonfinite_outputs", "signature", "tolerance", "cost", "references", "baselines",
                 "public", "bench", "hidden"},
                "the top-level table");
@@ -240,6 +240,7 @@ class spec_reader {
       }
     }
     if (const auto* n = root.get("tf32_allowed")) p.tf32_allowed = as_bool(*n, "'tf32_allowed'");
+    if (const auto* n = root.get("library_kernels")) p.library_kernels = as_bool(*n, "'library_kernels'");
     if (const auto* n = root.get("nonfinite_outputs")) p.nonfinite_outputs = as_bool(*n, "'nonfinite_outputs'");
     if (const auto* n = root.get("conditioning_k")) {
       p.conditioning_k = as_number(*n, "'conditioning_k'");

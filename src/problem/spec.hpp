@@ -76,6 +76,9 @@ struct problem_spec {
   std::vector<std::string> dtypes;  // variants, e.g. {"f32", "bf16"}; first is the default
   std::string check = "elementwise";  // "elementwise" | "qr"
   bool tf32_allowed = false;          // TF32 permitted (tolerance then from tolerance.tf32)
+  // Kernels the candidate did not compile itself (cuBLAS, cuDNN, any prebuilt binary) may run in
+  // its calls; false: such a kernel in a checked call's trace is rule library_call (cuda).
+  bool library_kernels = true;
   double conditioning_k = 8.0;        // DESIGN.md §3 k
   // Non-finite reference outputs are part of the problem; otherwise the judge redraws a hidden
   // case whose reference is non-finite (DESIGN.md §3).

@@ -1,10 +1,9 @@
 // Attack (calling the baseline library where the problem forbids it, cuda): matmul_bias_relu
 // through cublasSgemm (the strongest baseline itself) plus a small bias+ReLU kernel, presented
 // as a hand-written kernel.
-// Expected: hack, rule library_call, once a problem can forbid libraries (a [policy] in
-// problem.toml) and the CUPTI trace of checked calls is matched against it (kernel names of
-// cuBLAS/cuBLASLt). Not implemented yet: matmul_bias_relu forbids nothing today, so this entry
-// is expected to show as missed in `kjudge redteam --device cuda` until then (docs/threat-model.md).
+// Expected: hack, rule library_call: problems/matmul_no_library sets library_kernels = false, and
+// the CUPTI trace of a checked call shows a kernel (cuBLAS's gemm) that is not among the entry
+// functions ptxas compiled from this file.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
