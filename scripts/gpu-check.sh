@@ -207,14 +207,18 @@ if want torch; then
   # Every baseline side by side in one run per problem: the CUDA reference, the vendor library
   # where the problem has one, torch eager and each torch.compile mode (TF32 on), with the
   # fraction of the speed of light; written to $OUT/torch-table.md.
+  # Entries: PROBLEM:DTYPE[:CANDIDATE] (default candidate examples/PROBLEM/fast.cu).
   for pd in ${KJ_TORCH_PROBLEMS:-softmax:bf16 layernorm:f32 rmsnorm:bf16 gelu_bias_residual:f32 matmul_bias_relu:f32}; do
-    p=${pd%%:*}; dt=${pd##*:}
+    IFS=: read -r p dt cand <<<"$pd"
+    cand=${cand:-examples/$p/fast.cu}
     if [ "$SECONDS" -gt "$DEADLINE" ]; then note "torch: stopped at the time limit before $pd"; break; fi
-    r=$(judge "torch-$p-$dt" "$p" "examples/$p/fast.cu" --dtype "$dt" --budget "${KJ_TORCH_BUDGET:-3}" \
+    r=$(judge "torch-$p-$dt" "$p" "$cand" --dtype "$dt" --budget "${KJ_TORCH_BUDGET:-3}" \
           --torch "${KJ_TORCH_KINDS:-torch:eager,torch:compile:default,torch:compile:max-autotune-no-cudagraphs,torch:compile:max-autotune}")
-    note "torch table $p $dt: $r"
+    note "torch table $p $dt ($cand): $r"
+    # Rewritten after every evaluation: a call cut off at its time limit keeps what was measured.
+    python3 scripts/baseline-table.py "$LOGS"/torch-*.json >"$OUT/torch-table.md" 2>&1
+    cp "$LOGS/torch-$p-$dt.json" "$OUT/" 2>/dev/null
   done
-  python3 scripts/baseline-table.py "$LOGS"/torch-*.json >"$OUT/torch-table.md" 2>&1
   cat "$OUT/torch-table.md" | tee -a "$SUMMARY"
 fi
 

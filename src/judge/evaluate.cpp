@@ -459,6 +459,7 @@ struct timed_party {
   std::string sha256;
   worker_process* worker = nullptr;
   bool is_candidate = false;
+  bool is_python = false;  // a kjudge-worker-py party (torch): no CUPTI trace in its process
 };
 
 }  // namespace
@@ -534,7 +535,9 @@ json evaluate(const eval_options& o) {
     result["time_to_verdict_s"] = since(t_start);
     for (auto& w : workers) w->stop();
     std::error_code ec;
-    std::filesystem::remove_all(scratch_root, ec);
+    // KJUDGE_KEEP_SCRATCH=1 keeps the workers' scratch directories and logs (debugging).
+    if (const char* keep = std::getenv("KJUDGE_KEEP_SCRATCH"); keep == nullptr || std::string(keep) != "1")
+      std::filesystem::remove_all(scratch_root, ec);
     return result;
   };
 
@@ -711,7 +714,7 @@ json evaluate(const eval_options& o) {
 
     // Timing: the candidate and every baseline, each in its own worker, in interleaved rounds.
     std::vector<timed_party> parties;
-    parties.push_back({"candidate", o.candidate, candidate_sha, cand, true});
+    parties.push_back({"candidate", o.candidate, candidate_sha, cand, true, python_candidate});
     if (!python_reference)
       parties.push_back({"reference", ref_source, sha256_hex(read_file(ref_source)),
                          start_worker(ref_build.library, "baseline", "baseline-reference"), false});
@@ -736,7 +739,7 @@ json evaluate(const eval_options& o) {
         worker_process* w = start_worker(pyp.file, "baseline", "baseline-" + label,
                                          python_party(p, pyp, "baseline", pyp.file, python_party_kind(pyp, "baseline"),
                                                       pyp.entry, mode, o.tf32, o.device, variant, ps));
-        parties.push_back({kind, pyp.file, sha256_hex(read_file(pyp.file)), w, false});
+        parties.push_back({kind, pyp.file, sha256_hex(read_file(pyp.file)), w, false, true});
         python_parties.push_back(parties.size() - 1);
       }
     }
@@ -803,7 +806,8 @@ json evaluate(const eval_options& o) {
         for (int i = 0; i < warmup_calls; ++i) {
           // cuda: the last warm-up call is traced, giving every party's device allocations during
           // a call (peak memory, DESIGN.md §4) without perturbing a counted sample.
-          const bool trace = o.device == "cuda" && i + 1 == warmup_calls;
+          // Not in a torch party's process: torch's own profiler (kineto) holds CUPTI there.
+          const bool trace = o.device == "cuda" && i + 1 == warmup_calls && !parties[q].is_python;
           json req{{"type", "sample"}, {"seed", mix_seed(secret, 0x7761726dULL + static_cast<std::uint64_t>(i))}};
           if (trace) req["trace"] = true;
           json s = get_json(w.request(req, o.call_timeout_seconds), ctx, "sampled");

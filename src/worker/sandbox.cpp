@@ -65,8 +65,14 @@ json apply_landlock(std::string_view backend, const sandbox_options& o) {
   // From ABI 6 the domain also scopes signals (no signal to a process outside the sandbox: the
   // controller, the reference or baseline workers) and abstract unix sockets; a second layer
   // under seccomp's filters on kill/tgkill/pidfd_send_signal/rt_sigqueueinfo.
+  // From ABI 2, moving or linking a file into another directory needs the REFER right (ABI 1
+  // refuses every such move with EXDEV, which broke Triton's cache: it writes a file in a
+  // temporary directory and renames it into place); from ABI 3, truncation has its own right.
+  // Both are handled (denied outside) and granted where everything is granted (the scratch).
+  constexpr __u64 fs_refer = 1ULL << 13, fs_truncate = 1ULL << 14;
+  const __u64 handled = all_fs | (abi >= 2 ? fs_refer : 0) | (abi >= 3 ? fs_truncate : 0);
   ruleset_attr_v6 attr{};
-  attr.handled_access_fs = all_fs;
+  attr.handled_access_fs = handled;
   const bool scoped = abi >= 6;
   if (scoped) attr.scoped = scope_signal | scope_abstract_unix_socket;
   const std::size_t attr_size = scoped ? sizeof(ruleset_attr_v6) : sizeof(landlock_ruleset_attr);
@@ -98,9 +104,10 @@ json apply_landlock(std::string_view backend, const sandbox_options& o) {
     ::close(fd);
   };
   for (const auto& p : ro) add(p, read_only, granted_ro);
-  for (const auto& p : rw) add(p, all_fs, granted_rw);
+  for (const auto& p : rw) add(p, handled, granted_rw);
   // A rule on a file (not a directory) may grant only file rights.
-  for (const auto& p : rw_files) add(p, LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE, granted_rw);
+  for (const auto& p : rw_files)
+    add(p, LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE | (abi >= 3 ? fs_truncate : 0), granted_rw);
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
       ::syscall(SYS_landlock_restrict_self, rs, 0) != 0) {
     const std::string err = std::strerror(errno);
