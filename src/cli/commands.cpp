@@ -105,6 +105,7 @@ struct eval_flags {
   int hidden = -1;
   std::string seed;
   double call_timeout = 30;
+  int rechecks = 1;
   double memory_limit_mib = 4096;
   std::string torch;
 };
@@ -127,6 +128,10 @@ void add_eval_flags(CLI::App* c, eval_flags& f) {
                  "torch:compile:max-autotune-no-cudagraphs, torch:compile:max-autotune, or none "
                  "(default: eager on cpu, all on cuda; $KJUDGE_TORCH_BASELINES)");
   c->add_option("--call-timeout", f.call_timeout, "watchdog for one call of the candidate, seconds");
+  c->add_option("--rechecks", f.rechecks,
+                "timed calls rechecked per round (default 1; 0 only to measure what the rechecks cost: "
+                "a candidate that changes its output when timed is then not caught)")
+      ->check(CLI::Range(0, 100));
   c->add_option("--memory-limit", f.memory_limit_mib, "address-space limit of a cpu worker, MiB");
   c->add_flag("-q,--quiet", f.quiet, "no progress display");
 }
@@ -144,6 +149,7 @@ eval_options to_options(const eval_flags& f, const std::string& problem, const s
   o.tf32 = !f.no_tf32;
   o.hidden_count = f.hidden;
   o.call_timeout_seconds = f.call_timeout;
+  o.rechecks_per_round = f.rechecks;
   if (!f.torch.empty()) o.torch_baselines = parse_torch_baselines(f.torch);
   o.memory_limit_bytes = static_cast<std::size_t>(f.memory_limit_mib * 1024 * 1024);
   if (f.call_timeout <= 0) throw usage_error("--call-timeout: expected a positive number of seconds");

@@ -1111,6 +1111,8 @@ json evaluate(const eval_options& o) {
     v.reasons = {buf};
     if (v.status == verdict_status::ok_not_faster && head.median > 1.0)
       v.reasons.push_back("the CI's lower bound is not above 1: not shown to be faster");
+    if (o.rechecks_per_round == 0)
+      v.reasons.push_back("timed calls were not rechecked (--rechecks 0): a candidate that changes its output when timed is not caught");
     return finish(v);
   } catch (rejection& r) {
     return finish(r.v);
