@@ -16,6 +16,7 @@
 #include "core/hash.hpp"
 #include "guards/rules.hpp"
 #include "judge/evaluate.hpp"
+#include "judge/python_parties.hpp"
 #include "judge/verdict.hpp"
 #include "problem/registry.hpp"
 #include "report/progress.hpp"
@@ -202,39 +203,122 @@ int cmd_eval(const eval_flags& f, const std::string& problem, const std::string&
   return verdict_is_ok(st) ? 0 : 1;
 }
 
+// Imported problems (kjudge import) under imported_problems_root()/PREFIX, sorted by path.
+std::vector<std::filesystem::path> imported_problem_dirs(const std::string& prefix) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> dirs;
+  const fs::path root = imported_problems_root() / prefix;
+  std::error_code ec;
+  if (!fs::is_directory(root, ec))
+    throw usage_error("validate --all " + prefix + ": no imported problems under " + root.string() +
+                      " (import them first: kjudge import kernelbench|gpumode ...)");
+  for (auto it = fs::recursive_directory_iterator(root, ec); it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (ec) break;
+    if (it->is_regular_file(ec) && it->path().filename() == "problem.toml") dirs.push_back(it->path().parent_path());
+  }
+  std::sort(dirs.begin(), dirs.end());
+  return dirs;
+}
+
 int cmd_validate(const eval_flags& f, const std::string& problem, bool all) {
   if (!all && problem.empty()) throw usage_error("validate: give a PROBLEM or --all");
-  std::vector<problem_spec> problems;
-  if (all) problems = load_all_problems();
-  else problems.push_back(load_problem(problem));
-  int failures = 0;
+  // `--all` alone walks the suite; `--all PREFIX` every imported problem under PREFIX (for
+  // instance kb/level1 after `kjudge import kernelbench`).
+  struct target {
+    std::string label;
+    std::filesystem::path dir;
+    std::optional<problem_spec> spec;
+    std::string load_error;
+  };
+  std::vector<target> targets;
+  if (all && !problem.empty()) {
+    for (const auto& d : imported_problem_dirs(problem)) {
+      target t{std::filesystem::relative(d, imported_problems_root()).string(), d, std::nullopt, ""};
+      try {
+        t.spec = load_problem(d.string());
+      } catch (const std::exception& e) {
+        t.load_error = e.what();
+      }
+      targets.push_back(std::move(t));
+    }
+  } else if (all) {
+    for (auto& p : load_all_problems()) targets.push_back({p.name, p.dir, p, ""});
+  } else {
+    auto p = load_problem(problem);
+    targets.push_back({p.name, p.dir, p, ""});
+  }
+  int failures = 0, validated = 0;
   std::printf("A/A validation: the reference judged as a candidate against itself (%s, %s)\n", f.device.c_str(), f.mode.c_str());
-  std::vector<std::string> lines;
-  for (const auto& p : problems) {
-    if (!p.reference_cpp) continue;
+  std::vector<std::string> failed;
+  for (const auto& t : targets) {
+    char line[1024];
+    if (!t.spec) {
+      std::snprintf(line, sizeof line, "%-34s FAIL  the problem does not load: %s", t.label.c_str(), t.load_error.c_str());
+      std::printf("%s\n", line);
+      failed.push_back(line);
+      ++failures;
+      continue;
+    }
+    const problem_spec& p = *t.spec;
+    // The A/A candidate and the party it is read against: the C++ (or, on cuda, CUDA) reference
+    // against the "reference" party; an imported problem's Python reference against torch:eager
+    // (the same module, eager: imported problems have no native reference).
+    const python_problem pyp = python_problem_of(p);
+    std::filesystem::path cand;
+    std::string against;
     eval_flags g = f;
     g.no_store = true;
-    // On cuda the A/A candidate is the device reference (the cuda builder takes .cu only).
-    const auto ref_src = f.device == "cuda" && p.reference_cu ? *p.reference_cu : *p.reference_cpp;
-    const json r = run_eval(g, p.dir.string(), ref_src.string(), p.name + " (A/A)");
+    if (!pyp.format.empty() && !p.reference_cpp) {
+      cand = pyp.file;
+      against = "torch:eager";
+      g.torch = "torch:eager";
+    } else if (p.reference_cpp) {
+      cand = f.device == "cuda" && p.reference_cu ? *p.reference_cu : *p.reference_cpp;
+      against = "reference";
+    } else {
+      std::snprintf(line, sizeof line, "%-34s FAIL  no reference to judge as a candidate", t.label.c_str());
+      std::printf("%s\n", line);
+      failed.push_back(line);
+      ++failures;
+      continue;
+    }
+    ++validated;
+    json r;
+    try {
+      r = run_eval(g, p.dir.string(), cand.string(), t.label + " (A/A)");
+    } catch (const std::exception& e) {
+      std::snprintf(line, sizeof line, "%-34s FAIL  %s", t.label.c_str(), e.what());
+      std::printf("%s\n", line);
+      failed.push_back(line);
+      ++failures;
+      continue;
+    }
     const std::string st = r["verdict"]["status"].get<std::string>();
-    char line[512];
-    if (!verdict_is_ok(st) || !r["speedup"].is_object() || !r["speedup"]["per_baseline"].contains("reference")) {
-      std::snprintf(line, sizeof line, "%-22s FAIL  verdict %s: %s", p.name.c_str(), st.c_str(),
+    if (!verdict_is_ok(st) || !r["speedup"].is_object() || !r["speedup"]["per_baseline"].contains(against)) {
+      std::snprintf(line, sizeof line, "%-34s FAIL  verdict %s: %s", t.label.c_str(), st.c_str(),
                     r["verdict"]["reasons"].empty() ? "" : r["verdict"]["reasons"][0].get<std::string>().c_str());
+      failed.push_back(line);
       ++failures;
     } else {
-      const auto& s = r["speedup"]["per_baseline"]["reference"];
+      const auto& s = r["speedup"]["per_baseline"][against];
       const double med = s["median"], lo = s["ci95"][0], hi = s["ci95"][1];
       const bool ok = med >= 0.98 && med <= 1.02 && lo <= 1.0 && hi >= 1.0;
-      if (!ok) ++failures;
-      std::snprintf(line, sizeof line, "%-22s %-4s  ratio %.4f  95%% CI [%.4f, %.4f]  (%d rounds, %s)", p.name.c_str(),
-                    ok ? "ok" : "FAIL", med, lo, hi, r["timing"]["rounds"].get<int>(), f.mode.c_str());
+      std::snprintf(line, sizeof line, "%-34s %-4s  ratio %.4f  95%% CI [%.4f, %.4f] against %s (%d rounds, %s)", t.label.c_str(),
+                    ok ? "ok" : "FAIL", med, lo, hi, against.c_str(), r["timing"]["rounds"].get<int>(), f.mode.c_str());
+      if (!ok) {
+        ++failures;
+        failed.push_back(line);
+      }
     }
     std::printf("%s\n", line);
     std::fflush(stdout);
   }
-  std::printf("%zu problem(s), %d failed (criterion: ratio in [0.98, 1.02] and the CI contains 1)\n", problems.size(), failures);
+  std::printf("%zu problem(s) found, %d validated, %d failed (criterion: ratio in [0.98, 1.02] and the CI contains 1)\n",
+              targets.size(), validated, failures);
+  if (!failed.empty() && targets.size() > 1) {
+    std::printf("failures:\n");
+    for (const auto& l : failed) std::printf("  %s\n", l.c_str());
+  }
   return failures == 0 ? 0 : 1;
 }
 
@@ -357,8 +441,8 @@ int run(int argc, char** argv) {
   eval_flags vf;
   bool all = false;
   auto* validate = app.add_subcommand("validate", "A/A check: the reference judged as a candidate; ratio and CI");
-  validate->add_option("PROBLEM", problem, "suite name or path");
-  validate->add_flag("--all", all, "every problem of the suite");
+  validate->add_option("PROBLEM", problem, "suite name or path; with --all, a prefix of imported problems (e.g. kb/level1)");
+  validate->add_flag("--all", all, "every problem of the suite, or with PREFIX every imported problem under it");
   add_eval_flags(validate, vf);
 
   std::string db_path;

@@ -127,6 +127,25 @@ TEST_F(Python, ModelNewJudgedByImportedName) {
   EXPECT_GT(baseline_case(c.result, "torch:eager")["median_s"].get<double>(), 0.0);
 }
 
+// validate --all PREFIX: every imported problem under the prefix, its reference judged as a
+// candidate against torch:eager, with the counts. The ratio bound itself is a benchmark figure
+// (noisy on a loaded 2-core machine), so the test asserts the walk, the counts and one ratio
+// line per problem, not the bound.
+TEST_F(Python, ValidateAllOverAnImportedLevel) {
+  import_level();
+  const auto c = kj({"validate", "--all", "kb/level1", "--budget", "1", "--hidden", "2", "-q"});
+  EXPECT_NE(c.r.output.find("3 problem(s) found, 3 validated"), std::string::npos) << c.r.output;
+  for (const char* name : {"kb/level1/1_ScaledLeakyReLU", "kb/level1/2_LinearGELU", "kb/level1/3_RowSumLog"}) {
+    const auto at = c.r.output.find(name);
+    ASSERT_NE(at, std::string::npos) << name << "\n" << c.r.output;
+    const auto eol = c.r.output.find('\n', at);
+    EXPECT_NE(c.r.output.substr(at, eol - at).find("against torch:eager"), std::string::npos) << c.r.output;
+  }
+  const auto none = kj({"validate", "--all", "kb/no_such_level"});
+  EXPECT_EQ(none.r.exit_status, 2) << none.r.output;
+  EXPECT_NE(none.r.output.find("no imported problems under"), std::string::npos) << none.r.output;
+}
+
 TEST_F(Python, ModelNewRightOnlyOnPublicInputsFailsHidden) {
   import_level();
   const auto c = kj({"eval", "kb/level1/1_ScaledLeakyReLU", py_data("candidates/kb_leaky_positive_only.py")});
