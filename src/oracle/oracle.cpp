@@ -1,5 +1,7 @@
 #include "oracle/oracle.hpp"
 
+#include "oracle/detail/parallel.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -125,27 +127,27 @@ compare_result compare_output(const host_tensor& out, const host_tensor& ref64,
 std::vector<double> error_envelope(const host_tensor& ref64, const std::vector<const host_tensor*>& same_dtype_runs) {
   const std::size_t n = ref64.numel();
   std::vector<double> env(n, 0.0);
-  for (const host_tensor* t : same_dtype_runs) {
-    require_same_numel(ref64, *t, "error_envelope");
-    for (std::size_t i = 0; i < n; ++i) {
-      const double r = ref64.get(i), v = t->get(i);
-      if (std::isfinite(r) && std::isfinite(v)) env[i] = std::max(env[i], std::fabs(v - r));
-    }
-  }
+  for (const host_tensor* t : same_dtype_runs) require_same_numel(ref64, *t, "error_envelope");
   if (n == 0) return env;
   // Rows share their intermediates (mean, variance, max, sum, a row of a matmul's A): the row's
   // worst sample is the conditioning of every element in it.
   const std::size_t row_len = std::max<std::size_t>(1, ref64.desc().row_length());
   const std::size_t rows = (n + row_len - 1) / row_len;
   std::vector<double> row_err(rows, 0.0), row_scale(rows, 0.0);
-  for (std::size_t row = 0; row < rows; ++row) {
-    const std::size_t end = std::min(n, (row + 1) * row_len);
-    for (std::size_t i = row * row_len; i < end; ++i) {
-      row_err[row] = std::max(row_err[row], env[i]);
+  detail::parallel_chunks(n, row_len, [&](std::size_t, std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
       const double r = ref64.get(i);
-      if (std::isfinite(r)) row_scale[row] = std::max(row_scale[row], std::fabs(r));
+      if (!std::isfinite(r)) continue;
+      double e = 0.0;
+      for (const host_tensor* t : same_dtype_runs) {
+        const double v = t->get(i);
+        if (std::isfinite(v)) e = std::max(e, std::fabs(v - r));
+      }
+      const std::size_t row = i / row_len;
+      row_err[row] = std::max(row_err[row], e);
+      row_scale[row] = std::max(row_scale[row], std::fabs(r));
     }
-  }
+  });
   // A row's sample is one draw of the rounding error a same-dtype kernel makes; another honest
   // operation order draws another, and a lucky row (the reference's error near zero by chance)
   // would leave it no room. Rows are lifted to the typical error relative to the row's scale
@@ -161,11 +163,12 @@ std::vector<double> error_envelope(const host_tensor& ref64, const std::vector<c
     std::nth_element(rel.begin(), mid, rel.end());
     typical = *mid;
   }
-  for (std::size_t row = 0; row < rows; ++row) {
-    const double e = std::max(row_err[row], typical * row_scale[row]);
-    const std::size_t end = std::min(n, (row + 1) * row_len);
-    for (std::size_t i = row * row_len; i < end; ++i) env[i] = e;
-  }
+  detail::parallel_chunks(n, row_len, [&](std::size_t, std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      const std::size_t row = i / row_len;
+      env[i] = std::max(row_err[row], typical * row_scale[row]);
+    }
+  });
   return env;
 }
 
@@ -181,52 +184,75 @@ compare_result compare_output_envelope(const host_tensor& out, const host_tensor
   if (n == 0) return res;
   const dtype t = out.desc().type;
 
-  double sum_sq_ref = 0.0;
-  double sum_sq_same_err = 0.0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const double r = ref64.get(i);
-    if (!std::isfinite(r)) continue;
-    sum_sq_ref += r * r;
-    sum_sq_same_err += envelope[i] * envelope[i];
-  }
-
   // An integer output that legitimately equals the poison value cannot be told apart from an
   // unwritten one; it counts as written when the reference has that very value.
   const bool integer = !is_float(t);
   const double int_poison = integer ? integer_poison_value(t) : 0.0;
 
-  double sum_sq_err = 0.0;
-  std::size_t first_unwritten = 0;
-  std::size_t first_mismatch = 0;
-  // Worst finite element by err/allowed; -1 until one is seen.
+  // Per chunk, merged in chunk order below (detail/parallel.hpp).
+  struct partial {
+    double sum_sq_ref = 0.0, sum_sq_same_err = 0.0, sum_sq_err = 0.0, max_abs = 0.0, max_rel = 0.0;
+    std::size_t n_bad = 0, n_unwritten = 0, n_nan = 0;
+    std::size_t first_unwritten = 0, first_mismatch = 0;
+    double worst_ratio = -1.0;  // worst finite element by err/allowed; -1 until one is seen
+    std::size_t worst_index = 0;
+    double worst_allowed = 0.0;
+  };
+  std::vector<partial> chunks(detail::oracle_threads(n));
+  detail::parallel_chunks(n, 1, [&](std::size_t c, std::size_t begin, std::size_t end) {
+    partial& q = chunks[c];
+    for (std::size_t i = begin; i < end; ++i) {
+      const double r = ref64.get(i);
+      if (std::isfinite(r)) {
+        q.sum_sq_ref += r * r;
+        q.sum_sq_same_err += envelope[i] * envelope[i];
+      }
+      if (is_poison(out.data(), t, i) && !(integer && r == int_poison)) {
+        if (q.n_unwritten++ == 0) q.first_unwritten = i;
+        continue;
+      }
+      const double o = out.get(i);
+      if (!std::isfinite(o) || !std::isfinite(r)) {
+        if (!nonfinite_match(o, r) && q.n_nan++ == 0) q.first_mismatch = i;
+        continue;
+      }
+      const double abs_err = std::fabs(o - r);
+      const double rel_err = r != 0.0 ? abs_err / std::fabs(r) : abs_err;
+      const double allowed = std::max(tol.atol + tol.rtol * std::fabs(r), k * envelope[i]);
+      const double ratio = allowed > 0.0 ? abs_err / allowed
+                           : abs_err > 0.0 ? std::numeric_limits<double>::infinity()
+                                           : 0.0;
+      if (abs_err > allowed) ++q.n_bad;
+      q.max_abs = std::max(q.max_abs, abs_err);
+      q.max_rel = std::max(q.max_rel, rel_err);
+      q.sum_sq_err += abs_err * abs_err;
+      if (ratio > q.worst_ratio) {
+        q.worst_ratio = ratio;
+        q.worst_index = i;
+        q.worst_allowed = allowed;
+      }
+    }
+  });
+  double sum_sq_ref = 0.0, sum_sq_same_err = 0.0, sum_sq_err = 0.0;
+  std::size_t first_unwritten = 0, first_mismatch = 0;
   double worst_ratio = -1.0;
   std::size_t worst_index = 0;
   double worst_allowed = 0.0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const double r = ref64.get(i);
-    if (is_poison(out.data(), t, i) && !(integer && r == int_poison)) {
-      if (res.n_unwritten++ == 0) first_unwritten = i;
-      continue;
-    }
-    const double o = out.get(i);
-    if (!std::isfinite(o) || !std::isfinite(r)) {
-      if (!nonfinite_match(o, r) && res.n_nan_mismatch++ == 0) first_mismatch = i;
-      continue;
-    }
-    const double abs_err = std::fabs(o - r);
-    const double rel_err = r != 0.0 ? abs_err / std::fabs(r) : abs_err;
-    const double allowed = std::max(tol.atol + tol.rtol * std::fabs(r), k * envelope[i]);
-    const double ratio = allowed > 0.0 ? abs_err / allowed
-                         : abs_err > 0.0 ? std::numeric_limits<double>::infinity()
-                                         : 0.0;
-    if (abs_err > allowed) ++res.n_bad;
-    res.max_abs_err = std::max(res.max_abs_err, abs_err);
-    res.max_rel_err = std::max(res.max_rel_err, rel_err);
-    sum_sq_err += abs_err * abs_err;
-    if (ratio > worst_ratio) {
-      worst_ratio = ratio;
-      worst_index = i;
-      worst_allowed = allowed;
+  for (const partial& q : chunks) {  // chunk order = index order: "first" and ties keep the lowest index
+    sum_sq_ref += q.sum_sq_ref;
+    sum_sq_same_err += q.sum_sq_same_err;
+    sum_sq_err += q.sum_sq_err;
+    res.max_abs_err = std::max(res.max_abs_err, q.max_abs);
+    res.max_rel_err = std::max(res.max_rel_err, q.max_rel);
+    res.n_bad += q.n_bad;
+    if (q.n_unwritten > 0 && res.n_unwritten == 0) first_unwritten = q.first_unwritten;
+    res.n_unwritten += q.n_unwritten;
+    if (q.n_nan > 0 && res.n_nan_mismatch == 0) first_mismatch = q.first_mismatch;
+    res.n_nan_mismatch += q.n_nan;
+    if (q.worst_ratio > worst_ratio) {
+      worst_ratio = q.worst_ratio;
+      worst_index = q.worst_index;
+      worst_allowed = q.worst_allowed;
     }
   }
 

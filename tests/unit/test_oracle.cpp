@@ -226,6 +226,32 @@ TEST(Oracle, LuckyRowIsLiftedToTheTypicalError) {
   EXPECT_FALSE(compare_output(leak, ref, same_one, f32_tol, k_cond).pass);
 }
 
+// Outputs above a million elements are compared on several threads (detail/parallel.hpp): the
+// counts, the first unwritten element, the first non-finite mismatch and the worst element must be
+// those of a sequential scan, wherever the chunk boundaries fall.
+TEST(Oracle, LargeOutputsGiveTheSequentialAnswer) {
+  const std::int64_t rows = 1024, cols = 3000;  // 3.07M elements
+  host_tensor ref = make(dtype::f64, {rows, cols});
+  for (std::size_t i = 0; i < ref.numel(); ++i) ref.set(i, 1.0 + static_cast<double>(i % 7));
+  host_tensor out = ref.converted(dtype::f32);
+  const std::size_t n = out.numel();
+  const std::size_t unwritten[] = {n - 5, n / 2 + 3, 2'000'001};
+  for (std::size_t i : unwritten) poison_buffer(static_cast<float*>(out.data()) + i, dtype::f32, 1);
+  out.set(n - 100, nan);
+  out.set(1'500'000, inf);
+  out.set(2'999'999, ref.get(2'999'999) + 0.5);  // the worst finite element
+  out.set(10, ref.get(10) + 0.25);
+  const compare_result r = compare_output(out, ref, ref.converted(dtype::f32), f32_tol, k_cond);
+  EXPECT_FALSE(r.pass);
+  EXPECT_EQ(r.n_unwritten, 3u);
+  EXPECT_EQ(r.n_nan_mismatch, 2u);
+  EXPECT_EQ(r.n_bad, 2u);
+  ASSERT_TRUE(r.worst.has_value());
+  EXPECT_EQ(r.worst->index, 1'500'000u);  // a non-finite mismatch outranks any finite error: the first one
+  EXPECT_NE(r.reason.find("first at [512, 3]"), std::string::npos) << r.reason;  // n / 2 + 3 = 512 * 3000 + 3
+  EXPECT_NEAR(r.max_abs_err, 0.5, 1e-6);
+}
+
 TEST(Oracle, NormBoundCatchesSystematicError) {
   // Every element sits at 90% of its elementwise bound, on small values where atol dominates:
   // relative error 9.9e-5 everywhere, ten times the rtol the norm test enforces.
