@@ -37,7 +37,7 @@ stages=("$@")
 # call limit is 600 s; the logs are packed at the end).
 DEADLINE=${KJ_GPU_DEADLINE:-530}
 [ ${#stages[@]} -eq 0 ] && stages=(build tests bench faults aa demo ttv redteam torch loop)
-problems=(gelu_bias_residual layernorm rmsnorm softmax matmul_bias_relu)
+problems=(gelu_bias_residual layernorm rmsnorm softmax matmul_bias_relu batched_qr)
 
 note() { printf '%s\n' "$*" | tee -a "$SUMMARY"; }
 want() { local s; for s in "${stages[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }

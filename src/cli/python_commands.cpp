@@ -67,31 +67,7 @@ std::string utc_now() {
   return buf;
 }
 
-// Runs the glue's inspector in kjudge-worker-py (a separate process: the controller never runs
-// problem code). Returns {"ok": true, "result"} or {"ok": false, "error"}.
-json inspect(const python_setup& ps, const json& request, double timeout) {
-  command_options co;
-  co.timeout_seconds = timeout;
-  const command_result r = run_command({ps.worker.string(), "--inspect", ps.python.string(), request.dump()}, co);
-  if (r.timed_out) return json{{"ok", false}, {"error", "inspecting it took longer than " + std::to_string(int(timeout)) + " s"}};
-  // The answer is the last line that parses as JSON (the file may print on its own).
-  std::istringstream in(r.output);
-  std::string line;
-  json answer;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] != '{') continue;
-    auto j = json::parse(line, nullptr, false);
-    if (!j.is_discarded() && j.contains("ok")) answer = j;
-  }
-  if (answer.is_null()) {
-    std::string tail = r.output.size() > 1500 ? r.output.substr(r.output.size() - 1500) : r.output;
-    return json{{"ok", false},
-                {"error", "the inspector ended " + (r.signal ? "by signal " + std::to_string(r.signal)
-                                                             : "with status " + std::to_string(r.exit_status)) +
-                              " without an answer: " + tail}};
-  }
-  return answer;
-}
+json inspect(const python_setup& ps, const json& request, double timeout) { return python_inspect(ps, request, timeout); }
 
 std::string name_part(std::string s) {
   for (auto& c : s)
@@ -290,8 +266,9 @@ int cmd_import_gpumode(const import_flags& f) {
   std::replace(flat.begin(), flat.end(), '/', '.');
   std::ostringstream t;
   t << "# Imported by `kjudge import gpumode` from " << in.string() << " on " << utc_now() << ".\n"
-    << "# Re-import rather than edit. Correctness: the elementwise oracle against ref_kernel in float64\n"
-    << "# (check_implementation accepted ref_kernel on every test at import); inputs drawn by kjudge.\n"
+    << "# Re-import rather than edit. Python candidates: inputs from generate_input (kjudge-import.json\n"
+    << "# holds the tests' and benchmarks' arguments), correctness decided by check_implementation.\n"
+    << "# C++ candidates: inputs drawn by kjudge as below, the elementwise oracle against ref_kernel.\n"
     << "name = " << toml_string(name_part(flat)) << "\n"
     << "description = " << toml_string("GPU MODE " + base + (res.value("description", "").empty() ? "" : ": " + res["description"].get<std::string>().substr(0, res["description"].get<std::string>().find('\n')))) << "\n"
     << "dtypes = [" << toml_string(variant) << "]\n\n[signature]\n";
@@ -343,6 +320,8 @@ int cmd_import_gpumode(const import_flags& f) {
                {"entry", "ref_kernel"},
                {"candidate_entry", "custom_kernel"},
                {"structure", res["structure"]},
+               // The problem's own rule (docs/python.md): every argument of every test and benchmark.
+               {"generate_input", {{"tests", res["test_args"]}, {"benchmarks", res["benchmark_args"]}}},
                {"source", {{"path", in.string()}, {"imported_at", utc_now()},
                            {"ignored_arguments", res["ignored_arguments"]},
                            {"checked_tests", res["checked_tests"]}}}};
@@ -351,7 +330,8 @@ int cmd_import_gpumode(const import_flags& f) {
               rel.c_str(), dir.string().c_str(), res["symbols"].dump().c_str(), res["tests"].size(),
               res["benchmarks"].size(), res.value("checked_tests", 0));
   if (!res["ignored_arguments"].empty())
-    std::printf("note: test arguments %s do not set a shape; kjudge draws inputs with its own distributions\n",
+    std::printf("note: test arguments %s do not set a shape: passed to generate_input for Python candidates, "
+                "unused for C++ candidates (kjudge's own distributions)\n",
                 res["ignored_arguments"].dump().c_str());
   return 0;
 }

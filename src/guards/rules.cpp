@@ -13,6 +13,8 @@ const std::vector<rule_info>& all_rules() {
        "output elements still hold the poison written before the call"},
       {"nan_mismatch", verdict_status::wrong_result,
        "NaN/Inf where the reference is finite, or finite where it is NaN/Inf"},
+      {"problem_check", verdict_status::wrong_result,
+       "the problem's own correctness check (GPU MODE check_implementation) rejected the output"},
       {"nondeterministic", verdict_status::wrong_result,
        "two calls on the same inputs disagree beyond tolerance"},
       {"nonzero_return", verdict_status::runtime_error, "kj_run returned a nonzero status"},

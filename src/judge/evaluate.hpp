@@ -39,6 +39,9 @@ struct eval_options {
   // PyTorch baselines (docs/python.md) for problems with a Python form: kinds from
   // torch_baseline_kinds(); empty: default_torch_baselines(device); {"none"}: none.
   std::vector<std::string> torch_baselines;
+  // KernelBench imports: hidden cases with the file's size constants scaled by this factor (and
+  // scaled to odd sizes), where the reference runs with them; 0: off (docs/python.md).
+  double shape_scale = 0;
   progress_fn progress;
 };
 

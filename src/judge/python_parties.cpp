@@ -4,11 +4,14 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <sstream>
 
 #include "builder/builder.hpp"
 #include "core/error.hpp"
 #include "protocol/messages.hpp"
 #include "core/hash.hpp"
+#include "core/subprocess.hpp"
+#include "planner/planner.hpp"
 #include "store/store.hpp"
 
 namespace kjudge {
@@ -93,6 +96,10 @@ python_problem python_problem_of(const problem_spec& p) {
       pp.args = j.value("args", nlohmann::json());
       pp.source = j.value("source", nlohmann::json());
       pp.structure = j.value("structure", nlohmann::json());
+      if (j.contains("generate_input")) {
+        pp.test_args = j["generate_input"].value("tests", nlohmann::json::array());
+        pp.benchmark_args = j["generate_input"].value("benchmarks", nlohmann::json::array());
+      }
     } catch (const nlohmann::json::exception& e) {
       throw usage_error(sidecar.string() + ": malformed import description: " + e.what());
     }
@@ -186,7 +193,39 @@ nlohmann::json python_party(const problem_spec& p, const python_problem& pp, con
                         {"module", role == "candidate" ? "kjudge_candidate" : "kjudge_reference"},
                         {"threads", torch_threads(device)},
                         {"structure", pp.structure},
-                        {"problem_dir", p.dir.string()}};
+                        {"problem_dir", p.dir.string()},
+                        {"generator", pp.problem_check() ? nlohmann::json(fs::absolute(p.dir / "reference.py").string()) : nlohmann::json()},
+                        {"constants", pp.constants}};
+}
+
+std::string generate_input_distribution(const python_problem& pp, const planned_case& c) {
+  nlohmann::json args;
+  auto same_shape = [&](const nlohmann::json& a) {
+    for (const auto& [k, v] : c.symbols)
+      if (!a.contains(k) || !a[k].is_number_integer() || a[k].get<std::int64_t>() != v) return false;
+    return true;
+  };
+  if (c.kind == case_kind::public_case) {
+    // "public-N": the N-th test, as the importer wrote them (a renamed case: the first test of its shape).
+    const auto dash = c.id.rfind('-');
+    std::size_t n = pp.test_args.size();
+    if (c.id.rfind("public-", 0) == 0 && dash != std::string::npos) n = std::strtoul(c.id.c_str() + dash + 1, nullptr, 10);
+    if (n < pp.test_args.size() && same_shape(pp.test_args[n])) args = pp.test_args[n];
+    for (std::size_t i = 0; args.is_null() && i < pp.test_args.size(); ++i)
+      if (same_shape(pp.test_args[i])) args = pp.test_args[i];
+  } else if (c.kind == case_kind::bench_case) {
+    for (const auto* list : {&pp.benchmark_args, &pp.test_args})
+      for (std::size_t i = 0; args.is_null() && i < list->size(); ++i)
+        if (same_shape((*list)[i])) args = (*list)[i];
+    if (!args.is_null()) args.erase("seed");
+  }
+  if (args.is_null()) {
+    // Hidden (or unmatched): the drawn shape over the other arguments of one of the tests.
+    args = pp.test_args.at(static_cast<std::size_t>(c.seed % pp.test_args.size()));
+    args.erase("seed");
+    for (const auto& [k, v] : c.symbols) args[k] = v;
+  }
+  return "generate_input " + args.dump();
 }
 
 void configure_python_worker(worker_options& wo, const nlohmann::json& party, const fs::path& config_dir) {
@@ -253,6 +292,85 @@ nlohmann::json python_stats(worker_process& w, double timeout_s) {
   if (std::holds_alternative<worker_failure>(r)) return nullptr;
   const auto& j = std::get<nlohmann::json>(r);
   return j.value("stats", nlohmann::json());
+}
+
+nlohmann::json python_inspect(const python_setup& ps, const nlohmann::json& request, double timeout) {
+  using json = nlohmann::json;
+  command_options co;
+  co.timeout_seconds = timeout;
+  const command_result r = run_command({ps.worker.string(), "--inspect", ps.python.string(), request.dump()}, co);
+  if (r.timed_out) return json{{"ok", false}, {"error", "inspecting it took longer than " + std::to_string(int(timeout)) + " s"}};
+  // The answer is the last line that parses as JSON (the file may print on its own).
+  std::istringstream in(r.output);
+  std::string line;
+  json answer;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] != '{') continue;
+    auto j = json::parse(line, nullptr, false);
+    if (!j.is_discarded() && j.contains("ok")) answer = j;
+  }
+  if (answer.is_null()) {
+    std::string tail = r.output.size() > 1500 ? r.output.substr(r.output.size() - 1500) : r.output;
+    return json{{"ok", false},
+                {"error", "the inspector ended " + (r.signal ? "by signal " + std::to_string(r.signal)
+                                                             : "with status " + std::to_string(r.exit_status)) +
+                              " without an answer: " + tail}};
+  }
+  return answer;
+}
+
+shape_scale_plan plan_shape_scale(const problem_spec& p, const python_problem& pp, const planned_case& model,
+                                  const std::vector<std::string>& distributions, double scale,
+                                  std::uint64_t secret, int per_variant) {
+  using json = nlohmann::json;
+  shape_scale_plan out;
+  out.report = json{{"scale", scale}, {"variants", json::array()}, {"dropped", json::array()}};
+  if (pp.format != "kernelbench") {
+    out.report["note"] = "--shape-scale applies to KernelBench imports only; no shape variants";
+    return out;
+  }
+  const python_setup ps = find_python_setup();
+  const json answer = python_inspect(ps, json{{"kind", "kernelbench_variants"}, {"file", fs::absolute(pp.file).string()},
+                                              {"seed", pp.seed}, {"scale", scale}}, 600);
+  if (!answer.value("ok", false))
+    throw internal_error("--shape-scale: the problem's file fails with its own constants: " + answer.value("error", "?"));
+  const json& res = answer["result"];
+  out.report["constants"] = res["constants"];
+  out.report["dropped"] = res["dropped"];
+  std::size_t v_index = 0;
+  for (const auto& v : res["variants"]) {
+    shape_variant sv;
+    sv.label = v["label"];
+    sv.pyp = pp;
+    sv.pyp.init_inputs = v["init_inputs"];
+    sv.pyp.constants = v["constants"];
+    for (int j = 0; j < per_variant; ++j) {
+      planned_case c = model;
+      c.kind = case_kind::hidden_case;
+      c.id = "hidden-shape-" + sv.label + "-" + std::to_string(j);
+      c.symbols.clear();
+      c.symbol_order.clear();
+      for (const auto& [k, val] : v["constants"].items()) c.symbols[k] = val.get<std::int64_t>();
+      // The first case with the public cases' distribution, the next ones the hidden ones in turn.
+      c.distribution = j == 0 || distributions.empty() ? model.distribution
+                                                       : distributions[(v_index + static_cast<std::size_t>(j)) % distributions.size()];
+      c.seed = mix_seed(secret, 0x7368617065ULL + v_index * 1000 + static_cast<std::uint64_t>(j));
+      for (std::size_t i = 0; i < c.inputs.size() && i < v["inputs"].size(); ++i)
+        c.inputs[i].desc.shape = v["inputs"][i]["shape"].get<std::vector<std::int64_t>>();
+      for (std::size_t i = 0; i < c.outputs.size() && i < v["outputs"].size(); ++i)
+        c.outputs[i].shape = v["outputs"][i]["shape"].get<std::vector<std::int64_t>>();
+      for (std::size_t i = 0; i < c.scalars.size() && i < v["scalars"].size(); ++i)
+        c.scalars[i] = v["scalars"][i].value("value", c.scalars[i]);
+      sv.cases.push_back(std::move(c));
+    }
+    out.report["variants"].push_back(json{{"label", sv.label}, {"constants", v["constants"]},
+                                          {"init_inputs", v["init_inputs"]}, {"inputs", v["inputs"]},
+                                          {"cases", per_variant}});
+    out.variants.push_back(std::move(sv));
+    ++v_index;
+  }
+  (void)p;
+  return out;
 }
 
 fs::path imported_problems_root() {

@@ -13,6 +13,7 @@
 
 #include "core/dtype.hpp"
 #include "pool/worker_process.hpp"
+#include "planner/planner.hpp"
 #include "problem/spec.hpp"
 
 namespace kjudge {
@@ -39,6 +40,14 @@ struct python_problem {
   nlohmann::json args;                // argument plan (kernelbench); null: tensors then kwargs
   nlohmann::json source;              // where it was imported from
   nlohmann::json structure;           // gpumode: {"inputs": "single"|"tuple", "outputs": ...}
+  // gpumode imports since the problem's check is the rule: task.yml's tests and benchmarks with
+  // every argument (seed included). Python candidates then get generate_input's inputs and are
+  // judged by check_implementation (docs/python.md). Empty: kjudge's distributions and oracle.
+  nlohmann::json test_args = nlohmann::json::array();
+  nlohmann::json benchmark_args = nlohmann::json::array();
+  // kernelbench --shape-scale: module constants changed for a hidden shape (null: none).
+  nlohmann::json constants;
+  [[nodiscard]] bool problem_check() const { return format == "gpumode" && !test_args.empty(); }
 };
 // The party kind of the glue (kjudge_host.py load) for a role: "function" (suite references),
 // "auto" (suite candidates: kernel(...) or ModelNew), "module" (KernelBench), "gpumode".
@@ -85,6 +94,35 @@ nlohmann::json python_warmup(worker_process& w, const std::string& name, const s
 // The party's compile counters (frames compiled, graphs, graph breaks, recompiles); null when
 // the worker does not answer.
 nlohmann::json python_stats(worker_process& w, double timeout_s);
+
+// GPU MODE problems judged by their own check: the distribution of a case's calls,
+// "generate_input {ARGS}" — a public case's test arguments (its seed included), a bench case's
+// benchmark (or test) arguments without the seed, a hidden case's drawn shape over the non-shape
+// arguments of one of the tests; where ARGS has no seed, each call's seed is the judge's.
+std::string generate_input_distribution(const python_problem& pp, const planned_case& c);
+
+// Runs the glue's inspector (kjudge_host.main_inspect) in `kjudge-worker-py --inspect`, a separate
+// process: the controller never runs problem code. Returns {"ok": true, "result"} or
+// {"ok": false, "error"}.
+nlohmann::json python_inspect(const python_setup& ps, const nlohmann::json& request, double timeout);
+
+// --shape-scale for KernelBench imports (docs/python.md): hidden cases at other sizes. The
+// inspector (a kjudge-worker-py process) scales the problem file's integer constants, keeps those
+// whose change is a pure size change the reference runs with, and returns the variants ("scaled",
+// "odd"); each gets `per_variant` hidden cases with the problem's hidden distributions and seeds
+// from the run's secret. `report` goes into the result (variants kept, constants dropped and why).
+struct shape_variant {
+  std::string label;
+  python_problem pyp;  // init inputs and constants of the variant
+  std::vector<planned_case> cases;
+};
+struct shape_scale_plan {
+  std::vector<shape_variant> variants;
+  nlohmann::json report;
+};
+shape_scale_plan plan_shape_scale(const problem_spec& p, const python_problem& pp, const planned_case& model,
+                                  const std::vector<std::string>& distributions, double scale,
+                                  std::uint64_t secret, int per_variant);
 
 // The imported problems' root: $KJUDGE_IMPORTED, else "problems" beside the store's database.
 std::filesystem::path imported_problems_root();

@@ -253,6 +253,25 @@ class spec_reader {
                                     "the [signature] table with symbols, inputs, outputs, scalars"),
                             "'signature'"),
                    p);
+    // check = "qr" (src/oracle/qr_check.hpp) judges one input A[B,n,n] and the outputs H (A's
+    // shape) and tau[B,n], in that order.
+    if (p.check == "qr") {
+      const auto shape_of = [](const tensor_spec& t) {
+        std::string s;
+        for (const auto& d : t.shape) s += (s.empty() ? "" : ",") + d;
+        return t.name + "[" + s + "]";
+      };
+      std::string found;
+      for (const auto& t : p.inputs) found += (found.empty() ? "inputs " : ", ") + shape_of(t);
+      found += ";";
+      for (std::size_t i = 0; i < p.outputs.size(); ++i) found += (i ? ", " : " outputs ") + shape_of(p.outputs[i]);
+      const bool fits = p.inputs.size() == 1 && p.outputs.size() == 2 && p.inputs[0].shape.size() == 3 &&
+                        p.inputs[0].shape[1] == p.inputs[0].shape[2] && p.outputs[0].shape == p.inputs[0].shape &&
+                        p.outputs[1].shape == std::vector<std::string>{p.inputs[0].shape[0], p.inputs[0].shape[1]};
+      if (!fits)
+        fail(line_of(*root.get("check")),
+             "expected check = \"qr\" to come with one input A[B,n,n] and the outputs H[B,n,n], tau[B,n], found " + found);
+    }
     read_tolerances(root.get("tolerance"), p);
     if (const auto* n = root.get("cost")) read_cost(as_table(*n, "'cost'"), p);
     read_references(root, p);

@@ -136,7 +136,19 @@ def load(cfg_json, role):
 
     if cfg.get("problem_dir") and cfg["problem_dir"] not in sys.path:
         sys.path.append(cfg["problem_dir"])  # GPU MODE submissions import the problem's task.py
+    gen = check = None
+    if cfg.get("generator"):
+        # GPU MODE: the problem's generate_input draws every party's inputs (its own, in its own
+        # process) and, for the reference, check_implementation decides correctness. Imported
+        # before the party's module; the closures below use only local names.
+        gen, check = _problem_functions(cfg["generator"], role, cfg.get("structure", {}), bad_input)
     mod = _import_file(path, cfg.get("module", "kjudge_party"))
+    constants = cfg.get("constants") or {}
+    for k, v in constants.items():
+        # --shape-scale (KernelBench): the problem's size constants changed for a hidden shape, in
+        # the reference's module and the candidate's alike (where it defines the same name).
+        if isinstance(getattr(mod, k, None), int) and not isinstance(getattr(mod, k), bool):
+            setattr(mod, k, int(v))
 
     model = None
     if kind == "auto":
@@ -181,7 +193,67 @@ def load(cfg_json, role):
         info += f"; torch.compile mode={mode}"
     info += f"; tf32 {'on' if tf32 else 'off'}"
     read = sorted({p for p in sys_paths if p and isdir(p)})
-    return {"fn": fn, "fn64": fn64, "info": info, "env": env_json, "read": read, "device": device.type}
+    return {"fn": fn, "fn64": fn64, "info": info, "env": env_json, "read": read, "device": device.type,
+            "gen": gen, "check": check}
+
+
+def _problem_functions(reference_path, role, structure, bad_input):
+    """GPU MODE: (gen, check) closures over the problem's generate_input and check_implementation.
+    gen(args_json, seed, dst) fills the judge's tensors `dst` with generate_input(**args, seed=...);
+    check(inputs, outputs) returns (ok, message) of check_implementation(data, output)."""
+    import torch
+    gmod = _import_file(reference_path, "kjudge_gm_problem")
+    generate_input = getattr(gmod, "generate_input", None)
+    check_implementation = getattr(gmod, "check_implementation", None)
+    if not callable(generate_input):
+        raise bad_input(f"{os.path.basename(reference_path)} defines no generate_input")
+    loads, tensor_type, describe = json.loads, torch.Tensor, describe_exception
+    single_in = structure.get("inputs") == "single"
+    single_out = structure.get("outputs") == "single"
+
+    def gen(args_json, seed, dst):
+        args = loads(args_json)
+        if "seed" not in args:
+            args["seed"] = int(seed >> 33)  # 31 bits of the judge's seed: public cases carry the task's
+        data = generate_input(**args)
+        ts = [data] if isinstance(data, tensor_type) else list(data)
+        if len(ts) != len(dst):
+            raise RuntimeError(f"generate_input({args}) returned {len(ts)} tensors, the problem has {len(dst)}")
+        for i, (t, d) in enumerate(zip(ts, dst)):
+            if not isinstance(t, tensor_type) or t.dtype != d.dtype or tuple(t.shape) != tuple(d.shape):
+                what = f"{t.dtype} {list(t.shape)}" if isinstance(t, tensor_type) else type(t).__name__
+                raise RuntimeError(f"generate_input({args}) item {i} is {what}, the problem's is "
+                                   f"{d.dtype} {list(d.shape)}")
+            d.copy_(t)
+
+    check = None
+    if role == "reference":
+        if not callable(check_implementation):
+            raise bad_input(f"{os.path.basename(reference_path)} defines no check_implementation")
+
+        def check(ins, outs):
+            data = ins[0] if single_in else tuple(ins)
+            out = outs[0] if single_out else tuple(outs)
+            try:
+                r = check_implementation(data, out)
+            except Exception as e:  # noqa: BLE001 - the check failing on this output is a failure
+                return False, "check_implementation raised " + describe(e)
+            return _check_result(r)
+    return gen, check
+
+
+def _check_result(r):
+    """check_implementation's answer as (ok, message): (bool, str) tuples, a string of errors
+    (empty: accepted), a bool, or None (accepted)."""
+    if isinstance(r, tuple):
+        ok = bool(r[0]) if r else False
+        msg = str(r[1]) if len(r) > 1 else ""
+        return ok, msg
+    if isinstance(r, str):
+        return r == "", r
+    if r is None:
+        return True, ""
+    return bool(r), "" if r else f"check_implementation returned {r!r}"
 
 
 def _typed(fn, in_dtypes, out_dtypes, cast_inputs):
@@ -260,12 +332,15 @@ def _guess_distribution(t):
     return "uniform" if lo >= 0.0 else "normal"
 
 
-def inspect_kernelbench(path, seed):
+def inspect_kernelbench(path, seed, overrides=None, module_name="kjudge_kb_problem"):
     """Shapes and dtypes of a KernelBench problem file's inputs and outputs, its size constants and
-    init inputs. Raises BadInput with the reason where the file does not have the form."""
+    init inputs. Raises BadInput with the reason where the file does not have the form.
+    overrides: module constants set after the import (--shape-scale variants)."""
     import torch
     torch.set_grad_enabled(False)
-    mod = _import_file(path, "kjudge_kb_problem")
+    mod = _import_file(path, module_name)
+    for k, v in (overrides or {}).items():
+        setattr(mod, k, v)
     for name in ("Model", "get_inputs", "get_init_inputs"):
         if not hasattr(mod, name):
             raise BadInput(f"{os.path.basename(path)} defines no {name} (a KernelBench problem has "
@@ -320,6 +395,82 @@ def inspect_kernelbench(path, seed):
                                                    "einsum", "mm(", "@"))}
 
 
+def _variant_problem(base, r, changes, max_elements):
+    """Why a --shape-scale variant is not a pure size change of the problem (None: it is one):
+    same tensors, dtypes, ranks and argument plan, finite outputs, and every dimension that
+    changed went from a changed constant's old value to its new one."""
+    if r["args"] != base["args"]:
+        return "the inputs' arrangement changes"
+    for what in ("inputs", "outputs"):
+        if len(r[what]) != len(base[what]):
+            return f"the number of {what} changes"
+        for a, b in zip(base[what], r[what]):
+            if a["dtype"] != b["dtype"] or len(a["shape"]) != len(b["shape"]):
+                return f"{what[:-1]} {a['name']} changes dtype or rank"
+            n = 1
+            for d in b["shape"]:
+                n *= d
+            if n > max_elements:
+                return f"{what[:-1]} {a['name']} would have {n} elements (limit {max_elements})"
+            for j, (x, y) in enumerate(zip(a["shape"], b["shape"])):
+                if x != y and not any(x == old and y == new for old, new in changes.values()):
+                    return f"{what[:-1]} {a['name']} dim {j} goes {x} -> {y}, not a changed size"
+    if not any(a["shape"] != b["shape"] for w in ("inputs", "outputs") for a, b in zip(base[w], r[w])):
+        return "no shape depends on it"
+    for o in r["outputs"]:
+        if not o.get("finite", True):
+            return f"output {o['name']} is not finite"
+    return None
+
+
+def kernelbench_shape_variants(path, seed, scale, max_elements):
+    """--shape-scale: the problem's integer module constants scaled (rounded, at least 1), each
+    kept only where changing it alone is a pure size change that the reference runs with (finite
+    outputs); then two variants over the kept ones: scaled, and scaled to odd sizes (+1 where even,
+    +2 where odd). Every trial imports the file afresh and runs get_init_inputs, get_inputs and
+    Model(...)(*inputs) with the constants set."""
+    base = inspect_kernelbench(path, seed)
+    consts = base["constants"]
+    counter = [0]
+
+    def trial(over):
+        counter[0] += 1
+        return inspect_kernelbench(path, seed, over, f"kjudge_kb_variant_{counter[0]}")
+
+    def scaled(v):
+        return max(1, int(round(v * scale)))
+
+    safe, dropped = {}, []
+    for k, v in sorted(consts.items()):
+        nv = scaled(v)
+        if nv == v:
+            continue
+        try:
+            why = _variant_problem(base, trial({k: nv}), {k: (v, nv)}, max_elements)
+        except BaseException as e:  # noqa: BLE001 - the reference failing with it: not safe
+            why = "the reference fails: " + describe_exception(e)
+        if why:
+            dropped.append({"constants": {k: nv}, "reason": why})
+        else:
+            safe[k] = v
+    variants = []
+    for label, f in (("scaled", scaled), ("odd", lambda v: scaled(v) + 1 if scaled(v) % 2 == 0 else scaled(v) + 2)):
+        if not safe:
+            break
+        over = {k: f(v) for k, v in safe.items()}
+        try:
+            r = trial(over)
+            why = _variant_problem(base, r, {k: (safe[k], over[k]) for k in over}, max_elements)
+        except BaseException as e:  # noqa: BLE001
+            r, why = None, "the reference fails: " + describe_exception(e)
+        if why:
+            dropped.append({"constants": over, "reason": why})
+            continue
+        variants.append({"label": label, "constants": over, "inputs": r["inputs"], "outputs": r["outputs"],
+                         "init_inputs": r["init_inputs"], "scalars": r["scalars"]})
+    return {"constants": consts, "variants": variants, "dropped": dropped}
+
+
 def _flatten(data, what):
     """GPU MODE data: a tensor, or a tuple/list of tensors (other structures are not supported)."""
     import torch
@@ -370,10 +521,9 @@ def inspect_gpumode(directory):
         structure.setdefault("inputs", st_in)
         structure.setdefault("outputs", st_out)
         if kind == "test":
-            ok = mod.check_implementation(data, out)
-            ok = ok[0] if isinstance(ok, tuple) else (ok is True or ok == "" or ok is None)
+            ok, msg = _check_result(mod.check_implementation(data, out))
             if not ok:
-                raise BadInput(f"check_implementation rejects ref_kernel's own output on {args}")
+                raise BadInput(f"check_implementation rejects ref_kernel's own output on {args}: {msg}")
             checked += 1
         shapes_in.append([_tensor_desc(t, f"x{i}") for i, t in enumerate(ins)])
         shapes_out.append([_tensor_desc(t, f"out{i}") for i, t in enumerate(outs)])
@@ -415,6 +565,7 @@ def inspect_gpumode(directory):
     return {"symbols": used, "inputs": inputs, "outputs": outputs, "structure": structure,
             "tests": [{k: v for k, v in a.items() if k in used} for a in tests],
             "benchmarks": [{k: v for k, v in a.items() if k in used} for a in benches],
+            "test_args": tests, "benchmark_args": benches,
             "ignored_arguments": sorted({k for _, a in cases for k in a if k not in used and k != "seed"}),
             "checked_tests": checked, "description": str(spec.get("description", "")).strip()[:300]}
 
@@ -426,6 +577,9 @@ def main_inspect(request_json):
             res = inspect_gpumode(req["dir"])
         elif req["kind"] == "kernelbench":
             res = inspect_kernelbench(req["file"], int(req.get("seed", 42)))
+        elif req["kind"] == "kernelbench_variants":
+            res = kernelbench_shape_variants(req["file"], int(req.get("seed", 42)), float(req["scale"]),
+                                             int(req.get("max_elements", 1 << 26)))
         else:
             raise BadInput(f"unknown import kind {req['kind']}")
         return json.dumps({"ok": True, "result": res})

@@ -104,6 +104,8 @@ struct host_state {
   int device_index = 0;
   PyObject* fn = nullptr;            // the party's callable
   PyObject* fn64 = nullptr;          // reference role: the float64 callable
+  PyObject* gen = nullptr;           // GPU MODE: generate_input(**args, seed) into given tensors
+  PyObject* check = nullptr;         // GPU MODE, reference role: check_implementation(data, output)
   PyObject* from_dlpack = nullptr;   // torch._C._from_dlpack (builtin)
   PyObject* to_dlpack = nullptr;     // torch._C._to_dlpack (builtin)
   PyObject* tensor_type = nullptr;   // torch.Tensor (exact type required of results)
@@ -431,6 +433,52 @@ int complete_entry(const kj_args* a) {
   return recorded([&] { return complete_locked(a); });
 }
 
+// GPU MODE inputs (hosted_program::generate): the glue's closure calls the problem's
+// generate_input(**ARGS, seed=...) and copies its tensors into the judge's host buffers, which it
+// receives as tensors aliasing them.
+std::string generate_entry(const std::string& distribution, std::uint64_t seed, std::vector<kj_tensor>& inputs) {
+  gil l;
+  if (g.gen == nullptr) return "this party has no generate_input";
+  const std::string prefix = "generate_input ";
+  const std::string args = distribution.substr(std::min(distribution.size(), prefix.size()));
+  try {
+    PyObject* list = PyList_New(static_cast<Py_ssize_t>(inputs.size()));
+    for (std::size_t i = 0; i < inputs.size(); ++i) PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), wrap_tensor(inputs[i], false));
+    PyObject* r = PyObject_CallFunction(g.gen, "sKO", args.c_str(), static_cast<unsigned long long>(seed), list);
+    Py_DECREF(list);
+    if (r == nullptr) return python_error();
+    Py_DECREF(r);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// The problem's check (hosted_program::check): check_implementation(data, output) on host tensors.
+nlohmann::json check_entry(const std::vector<kj_tensor>& inputs, const std::vector<kj_tensor>& outputs) {
+  gil l;
+  if (g.check == nullptr) return {{"ok", false}, {"error", "this party has no check_implementation"}};
+  auto tensors = [](const std::vector<kj_tensor>& ts) {
+    PyObject* list = PyList_New(static_cast<Py_ssize_t>(ts.size()));
+    for (std::size_t i = 0; i < ts.size(); ++i) PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), wrap_tensor(ts[i], false));
+    return list;
+  };
+  PyObject* ins = tensors(inputs);
+  PyObject* outs = tensors(outputs);
+  PyObject* r = PyObject_CallFunctionObjArgs(g.check, ins, outs, nullptr);
+  Py_DECREF(ins);
+  Py_DECREF(outs);
+  if (r == nullptr) return {{"ok", false}, {"error", python_error()}};
+  nlohmann::json out{{"ok", false}, {"message", ""}};
+  if (PyTuple_Check(r) && PyTuple_Size(r) == 2) {
+    out["ok"] = PyObject_IsTrue(PyTuple_GetItem(r, 0)) == 1;
+    PyObject* m = PyTuple_GetItem(r, 1);
+    if (PyUnicode_Check(m)) out["message"] = PyUnicode_AsUTF8(m);
+  }
+  Py_DECREF(r);
+  return out;
+}
+
 nlohmann::json handle_entry(const nlohmann::json& req) {
   gil l;
   const std::string type = req.value("type", "");
@@ -561,6 +609,13 @@ std::string load_program(const nlohmann::json& hello, hosted_program& out) {
       g.fn64 = fn64;
       Py_INCREF(g.fn64);
     }
+    for (auto [key, slot] : {std::pair<const char*, PyObject**>{"gen", &g.gen}, {"check", &g.check}}) {
+      PyObject* f = PyDict_GetItemString(res, key);
+      if (f != nullptr && f != Py_None) {
+        *slot = f;
+        Py_INCREF(f);
+      }
+    }
     PyObject* info = PyDict_GetItemString(res, "info");
     if (info && PyUnicode_Check(info)) out.info = PyUnicode_AsUTF8(info);
     PyObject* env = PyDict_GetItemString(res, "env");
@@ -590,6 +645,8 @@ std::string load_program(const nlohmann::json& hello, hosted_program& out) {
   out.complete = &complete_entry;
   out.reference_f64 = g.fn64 ? &run64_entry : nullptr;
   out.handle = &handle_entry;
+  if (g.gen != nullptr) out.generate = &generate_entry;
+  if (g.check != nullptr) out.check = &check_entry;
   out.allow_subprocesses = true;
   // From here on Python runs only inside the entry points, each holding the GIL.
   PyEval_SaveThread();

@@ -329,6 +329,18 @@ const json* first_failing_case(const json& r) {
 
 // Error figures of a case, or nullopt when the case carries none (e.g. the call itself failed).
 std::optional<std::string> case_errors_text(const json& c) {
+  // check = "qr" (src/oracle/qr_check.hpp): per-matrix backward errors instead of elementwise ones.
+  if (const json* q = field(c, "qr"); q != nullptr && q->is_object()) {
+    std::string out = fmt::format("QR backward error ||A - QR||_F/||A||_F {}, orthogonality ||Q^T Q - I||_F {} (allowed {} each)",
+                                  err_text(num(*q, {"backward_error"})), err_text(num(*q, {"orthogonality_error"})),
+                                  err_text(num(*q, {"bound"})));
+    if (auto bad = num(c, {"n_bad"}); bad && *bad > 0)
+      out += fmt::format(", {} of {} matrices outside it", static_cast<long long>(*bad),
+                         static_cast<long long>(num(*q, {"matrices"}).value_or(0)));
+    if (auto unwritten = num(c, {"n_unwritten"}); unwritten && *unwritten > 0)
+      out += fmt::format(", {} elements never written", static_cast<long long>(*unwritten));
+    return out;
+  }
   if (!num(c, {"max_abs_err"}) && !num(c, {"max_rel_err"}) && !num(c, {"norm_rel_err"}) && !num(c, {"n_bad"}) &&
       !num(c, {"n_unwritten"}))
     return std::nullopt;
@@ -344,6 +356,12 @@ std::optional<std::string> case_errors_text(const json& c) {
 std::optional<std::string> worst_text(const json& c) {
   const json* w = field(c, "worst");
   if (w == nullptr || !w->is_object()) return std::nullopt;
+  if (const json* q = field(c, "qr"); q != nullptr && q->is_object()) {
+    std::string out = "worst matrix";
+    if (const json* idx = field(*w, "index")) out += " " + index_text(*idx);
+    return out + fmt::format(": max(backward, orthogonality) error {}, allowed {}", err_text(num(*w, {"out"})),
+                             err_text(num(*w, {"allowed"})));
+  }
   std::string out = "worst element";
   if (const json* idx = field(*w, "index")) out += " " + index_text(*idx);
   auto o = num(*w, {"out"});

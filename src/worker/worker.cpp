@@ -111,6 +111,7 @@ class session {
   void handle_run(const json& m);
   void handle_reference(const json& m);
   void handle_reference_device(const json& m);
+  void handle_check(const json& m);
   void handle_doctor();
   void handle_time(const json& m);
   void handle_warm_batch(const json& m);
@@ -130,6 +131,13 @@ class session {
   // the host with the same generator and uploaded: input i uses seed mix_seed(seed, i), as
   // generate_inputs does.
   void alloc_inputs(call_buffers& cb, const call_spec& c);
+  // A call whose inputs the hosted program draws (hosted_program::generate).
+  [[nodiscard]] bool program_draws(const call_spec& c) const {
+    return m_hosted.generate != nullptr && c.distribution.rfind("generate_input ", 0) == 0;
+  }
+  // The call's inputs on the host: drawn by the program where it draws them, else by
+  // generate_inputs; with the stale-output probe's perturbation applied.
+  std::vector<host_tensor> host_inputs(const call_spec& c);
   void alloc_outputs(call_buffers& cb, const call_spec& c);
   void finish_args(call_buffers& cb, const call_spec& c);
   void free_outputs(call_buffers& cb);
@@ -285,7 +293,31 @@ bool session::handle_hello(const json& m) {
   return true;
 }
 
+// Inputs drawn by the hosted program failed: the candidate's own process (a runtime error of the
+// candidate, which may have patched it), else a fault of the judge's side.
+struct generation_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+std::vector<host_tensor> session::host_inputs(const call_spec& c) {
+  std::vector<host_tensor> host;
+  if (program_draws(c)) {
+    std::vector<kj_tensor> views;
+    for (const auto& in : c.inputs) host.emplace_back(in.desc);
+    for (auto& h : host) views.push_back(h.view());
+    const std::string err = m_hosted.generate(c.distribution, c.seed, views);
+    if (!err.empty()) throw generation_error("drawing the inputs with generate_input: " + err);
+  } else {
+    host = generate_inputs(c.inputs, c.distribution, c.seed);
+  }
+  if (c.perturb != 0)
+    for (std::size_t i = 0; i < host.size(); ++i) apply_perturbation(host[i], c.perturb, static_cast<int>(i));
+  return host;
+}
+
 void session::alloc_inputs(call_buffers& cb, const call_spec& c) {
+  std::vector<host_tensor> drawn;
+  if (program_draws(c)) drawn = host_inputs(c);  // perturbed already
   for (std::size_t i = 0; i < c.inputs.size(); ++i) {
     const input_plan& in = c.inputs[i];
     auto b = m_backend->allocate(in.desc.nbytes(), "input " + in.desc.name);
@@ -293,12 +325,14 @@ void session::alloc_inputs(call_buffers& cb, const call_spec& c) {
     const std::string_view dist = in.distribution.empty() ? std::string_view(c.distribution)
                                                           : std::string_view(in.distribution);
     const std::uint64_t seed = mix_seed(c.seed, i);
-    if (!m_backend->generate(b, in.desc, dist, seed, static_cast<int>(i))) {
+    if (!drawn.empty()) {
+      m_backend->upload(b, drawn[i].data(), drawn[i].nbytes());
+    } else if (!m_backend->generate(b, in.desc, dist, seed, static_cast<int>(i))) {
       host_tensor h(in.desc);
       fill_distribution(h, dist, seed, static_cast<int>(i));
       m_backend->upload(b, h.data(), h.nbytes());
     }
-    if (c.perturb != 0) {
+    if (c.perturb != 0 && drawn.empty()) {
       // The stale-output probe (guards/probes.hpp): the same change the reference applies.
       host_tensor h(in.desc);
       m_backend->download(b, h.data(), h.nbytes());
@@ -464,9 +498,8 @@ void session::handle_reference(const json& m) {
     send_error("internal", "arena too small for this call");
     return;
   }
-  auto host = generate_inputs(c.inputs, c.distribution, c.seed);
+  auto host = host_inputs(c);
   for (std::size_t i = 0; i < host.size(); ++i) {
-    if (c.perturb != 0) apply_perturbation(host[i], c.perturb, static_cast<int>(i));
     const auto& s = find_slot(layout, slot_kind::input_generated, static_cast<int>(i));
     std::memcpy(m_arena.at(s.offset, s.bytes), host[i].data(), s.bytes);
   }
@@ -537,6 +570,35 @@ void session::handle_reference(const json& m) {
     std::memcpy(m_arena.at(s.offset, s.bytes), out64[i].data(), s.bytes);
   }
   m_ch.send(json{{"type", "referenced"}, {"rc", rc_same}, {"rc64", rc64}});
+}
+
+// The problem's own check (hosted_program::check) of a candidate's outputs, which the controller
+// wrote into this worker's arena where the same-dtype reference outputs go (reference_layout):
+// the inputs are drawn again here from the call, never taken from the candidate's side.
+void session::handle_check(const json& m) {
+  if (m_hosted.check == nullptr) {
+    send_error("internal", "this worker has no problem check");
+    return;
+  }
+  const call_spec c = call_from_json(m.at("call"));
+  const auto layout = reference_layout(c);
+  if (layout_bytes(layout) > m_arena.size()) {
+    send_error("internal", "arena too small for this call");
+    return;
+  }
+  auto host = host_inputs(c);
+  std::vector<host_tensor> outs;
+  std::vector<kj_tensor> in_views, out_views;
+  for (std::size_t i = 0; i < c.outputs.size(); ++i) {
+    outs.emplace_back(c.outputs[i]);
+    const auto& s = find_slot(layout, slot_kind::ref_same, static_cast<int>(i));
+    std::memcpy(outs.back().data(), m_arena.at(s.offset, s.bytes), std::min(s.bytes, outs.back().nbytes()));
+  }
+  for (auto& h : host) in_views.push_back(h.view());
+  for (auto& o : outs) out_views.push_back(o.view());
+  json r = m_hosted.check(in_views, out_views);
+  r["type"] = "checked";
+  m_ch.send(r);
 }
 
 // The reference role on a device backend: inputs drawn on the device (the same values a
@@ -782,6 +844,7 @@ int session::serve() {
     try {
       if (type == "run") handle_run(m);
       else if (type == "reference") handle_reference(m);
+      else if (type == "check") handle_check(m);
       else if (type == "time_begin") handle_time(m);
       else if (type == "warm_batch") handle_warm_batch(m);
       else if (type == "doctor") handle_doctor();
@@ -793,6 +856,8 @@ int session::serve() {
       // is unusable, so the worker answers and exits; the controller starts a fresh one.
       send_error(f.kind(), f.what());
       if (f.fatal()) return 0;
+    } catch (const generation_error& e) {
+      send_error(m_role == "candidate" ? "runtime_error" : "internal", e.what());
     } catch (const std::bad_alloc&) {
       send_error("resource_limit", "out of memory while preparing or running a call");
     } catch (const std::exception& e) {

@@ -41,6 +41,13 @@ struct hosted_program {
   // load_inline) need fork/exec; the children inherit landlock and seccomp.
   bool allow_subprocesses = false;
   std::vector<std::string> sandbox_read;  // extra read-only paths (the interpreter, the venv)
+  // Inputs the program draws itself (GPU MODE's generate_input, docs/python.md): used for a call
+  // whose distribution is "generate_input {ARGS}"; fills the host tensors `inputs` (the call's
+  // shapes and dtypes) from (ARGS, seed). Returns "" or why it failed. May be null.
+  std::string (*generate)(const std::string& distribution, std::uint64_t seed, std::vector<kj_tensor>& inputs) = nullptr;
+  // The problem's own correctness check (reference role; GPU MODE's check_implementation) of
+  // outputs against the inputs they were computed from: {"ok": bool, "message": "..."}. May be null.
+  nlohmann::json (*check)(const std::vector<kj_tensor>& inputs, const std::vector<kj_tensor>& outputs) = nullptr;
   // Requests the session does not know ({type: ...}); returns the reply. May be null.
   nlohmann::json (*handle)(const nlohmann::json& request) = nullptr;
 };

@@ -8,7 +8,7 @@ namespace {
 TEST(Cli, ListShowsTheSuite) {
   const auto c = kjudge({"list"});
   EXPECT_EQ(c.r.exit_status, 0);
-  for (const char* p : {"gelu_bias_residual", "layernorm", "rmsnorm", "softmax", "matmul_bias_relu"})
+  for (const char* p : {"gelu_bias_residual", "layernorm", "rmsnorm", "softmax", "matmul_bias_relu", "batched_qr"})
     EXPECT_NE(c.r.output.find(p), std::string::npos) << p;
 }
 

@@ -281,11 +281,89 @@ TEST_F(Python, GpuModeImportAndSubmissions) {
 
   const auto ok = kj({"eval", dir.string(), py_data("gpumode/scaled_add_py/submission.py")});
   EXPECT_TRUE(status_of(ok) == "ok_faster" || status_of(ok) == "ok_not_faster") << ok.r.output;
+  // Python candidates: inputs from generate_input (the tests' own seeds for the public cases),
+  // correctness decided by the problem's check_implementation.
+  EXPECT_EQ(ok.result["problem"]["correctness"], "check_implementation of the problem; inputs from generate_input");
+  ASSERT_FALSE(ok.result["cases"].empty());
+  EXPECT_EQ(ok.result["cases"][0]["distribution"], R"(generate_input {"cols":33,"rows":8,"seed":101})");
+  for (const auto& k : ok.result["cases"]) EXPECT_EQ(k["rule"], "check_implementation") << k.dump();
   const auto wrong = kj({"eval", dir.string(), py_data("candidates/gpumode_scaled_add_wrong.py")});
   EXPECT_EQ(status_of(wrong), "wrong_result");
+  EXPECT_EQ(wrong.result["verdict"]["rule"], "problem_check");
+  EXPECT_NE(wrong.result["verdict"]["reasons"].dump().find("mismatch"), std::string::npos) << wrong.result["verdict"].dump();
   const auto missing = kj({"eval", dir.string(), py_data("candidates/gpumode_no_custom_kernel.py")});
   EXPECT_EQ(missing.r.exit_status, 2);
   EXPECT_NE(missing.result["verdict"]["reasons"].dump().find("custom_kernel"), std::string::npos);
+}
+
+// A problem whose answer is not unique (argsort of rows with ties): its check_implementation, not
+// an elementwise comparison with ref_kernel, decides; its inputs need generate_input (ties, and an
+// argument `levels` that sets no shape).
+TEST_F(Python, GpuModeCheckImplementationIsTheRule) {
+  const fs::path out = test_dir() / "gm-check";
+  const auto imp = kj({"import", "gpumode", py_data("gpumode/argsort_ties"), "--out", out.string()});
+  ASSERT_EQ(imp.r.exit_status, 0) << imp.r.output;
+  const fs::path dir = out / "gpumode" / "argsort_ties";
+  // (a) The stable order (ref_kernel's own) passes.
+  const auto ok = kj({"eval", dir.string(), py_data("gpumode/argsort_ties/submission.py"), "--no-timing"});
+  ASSERT_EQ(status_of(ok), "ok_not_faster") << ok.r.output;
+  ASSERT_FALSE(ok.result["cases"].empty());
+  EXPECT_EQ(ok.result["cases"][0]["distribution"], R"(generate_input {"levels":4,"n":16,"rows":4,"seed":11})");
+  for (const auto& k : ok.result["cases"]) {
+    EXPECT_EQ(k["rule"], "check_implementation") << k.dump();
+    // Hidden cases: a drawn shape, the other arguments of a test, the judge's secret seed.
+    if (k["kind"] == "hidden") {
+      EXPECT_NE(k["distribution"].get<std::string>().find("\"levels\""), std::string::npos) << k.dump();
+      EXPECT_EQ(k["distribution"].get<std::string>().find("\"seed\""), std::string::npos) << k.dump();
+    }
+  }
+  // (b) Ties in reverse order: a correct answer that differs from ref_kernel's elementwise (the
+  // oracle would reject it); the problem's check accepts it.
+  const auto reversed = kj({"eval", dir.string(), py_data("candidates/gpumode_argsort_ties_reversed.py"), "--no-timing"});
+  ASSERT_EQ(status_of(reversed), "ok_not_faster") << reversed.r.output;
+  double max_diff = 0;
+  for (const auto& k : reversed.result["cases"]) max_diff = std::max(max_diff, k["vs_ref_kernel"]["max_abs_err"].get<double>());
+  EXPECT_GT(max_diff, 0.5) << reversed.result["cases"].dump();
+  // (c) A failing check: wrong_result, rule problem_check, the check's own message.
+  const auto desc = kj({"eval", dir.string(), py_data("candidates/gpumode_argsort_descending.py"), "--no-timing"});
+  EXPECT_EQ(desc.r.exit_status, 1);
+  EXPECT_EQ(status_of(desc), "wrong_result");
+  EXPECT_EQ(desc.result["verdict"]["rule"], "problem_check");
+  EXPECT_NE(desc.result["verdict"]["reasons"].dump().find("row 0 is not sorted"), std::string::npos) << desc.result["verdict"].dump();
+  EXPECT_NE(desc.result["verdict"]["evidence"]["check_message"].get<std::string>().find("not sorted"), std::string::npos);
+}
+
+// --shape-scale: hidden cases with the KernelBench file's size constants scaled catch a candidate
+// that hard-codes the public batch size; a constant that is not a size (an axis) is dropped.
+TEST_F(Python, ShapeScaleCatchesAHardCodedPublicShape) {
+  const fs::path out = test_dir() / "kb-shapes";
+  const auto imp = kj({"import", "kernelbench", py_data("kernelbench/shapes"), "--out", out.string()});
+  ASSERT_EQ(imp.r.exit_status, 0) << imp.r.output;
+  const fs::path dir = out / "kb" / "shapes" / "1_LinearReluSoftmax";
+  const auto plain = kj({"eval", dir.string(), py_data("candidates/kb_linear_softmax_public_batch.py"), "--no-timing"});
+  EXPECT_EQ(status_of(plain), "ok_not_faster") << plain.r.output;
+  const auto scaled = kj({"eval", dir.string(), py_data("candidates/kb_linear_softmax_public_batch.py"), "--no-timing",
+                          "--shape-scale", "2"});
+  EXPECT_EQ(status_of(scaled), "wrong_result") << scaled.r.output;
+  const json fc = failing_case(scaled);
+  ASSERT_TRUE(fc.is_object()) << scaled.result.dump();
+  EXPECT_EQ(fc["id"].get<std::string>().rfind("hidden-shape-", 0), 0u) << fc.dump();
+  const json& report = scaled.result["shape_scale"];
+  ASSERT_EQ(report["variants"].size(), 2u) << report.dump();
+  EXPECT_EQ(report["variants"][0]["constants"], json::parse(R"({"batch_size":16,"in_features":64,"out_features":32})"));
+  EXPECT_EQ(report["variants"][1]["constants"], json::parse(R"({"batch_size":17,"in_features":65,"out_features":33})"));
+  ASSERT_EQ(report["dropped"].size(), 1u) << report.dump();
+  EXPECT_EQ(report["dropped"][0]["constants"], json::parse(R"({"softmax_dim":2})"));
+  // An honest ModelNew, constructed under the scaled constants with the same seed, passes them.
+  const auto honest = kj({"eval", dir.string(), py_data("candidates/kb_linear_softmax_ok.py"), "--no-timing", "--shape-scale", "2"});
+  ASSERT_EQ(status_of(honest), "ok_not_faster") << honest.r.output;
+  int shape_cases = 0;
+  for (const auto& k : honest.result["cases"])
+    if (k["id"].get<std::string>().rfind("hidden-shape-", 0) == 0) {
+      ++shape_cases;
+      EXPECT_EQ(k["status"], "pass") << k.dump();
+    }
+  EXPECT_EQ(shape_cases, 4);
 }
 
 TEST_F(Python, GpuModeDirectoryWithoutTaskIsBadInput) {

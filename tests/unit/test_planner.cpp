@@ -96,7 +96,7 @@ TEST(Planner, BenchCasesAreTheDevicesOwn) {
 }
 
 TEST(Planner, HiddenCasesIncludeTheExtremesAndAnOddSize) {
-  for (const char* name : {"layernorm", "softmax", "matmul_bias_relu", "gelu_bias_residual", "rmsnorm"}) {
+  for (const char* name : {"layernorm", "softmax", "matmul_bias_relu", "gelu_bias_residual", "rmsnorm", "batched_qr"}) {
     const problem_spec p = load_problem(name);
     for (const char* dev : {"cpu", "cuda"}) {
       for (std::uint64_t seed : {1ull, 77ull, 0xdeadbeefull}) {

@@ -172,6 +172,12 @@ TEST_F(SpecFile, ValidSpecParsesEveryField) {
   EXPECT_EQ(h.constraints, (std::vector<std::string>{"N >= M"}));
 }
 
+TEST_F(SpecFile, QrCheckNeedsTheQrSignature) {
+  EXPECT_TRUE(rejected_at(replace_line(k_valid, 2, "check = \"qr\""), 2,
+                          {"expected check = \"qr\" to come with one input A[B,n,n] and the outputs H[B,n,n], tau[B,n]",
+                           "found inputs x[M,N], b[N]; outputs y[M,N]"}));
+}
+
 TEST_F(SpecFile, MissingName) {
   EXPECT_TRUE(rejected_at(replace_line(k_valid, 1, "# no name"), 1, {"expected key 'name'", "found none"}));
 }
@@ -360,6 +366,28 @@ TEST(Suite, EveryProblemFileParsesWithItsSignature) {
       for (const auto& r : h.ranges) EXPECT_EQ(r.min, 1) << r.symbol;
     }
   }
+}
+
+TEST(Suite, BatchedQrIsJudgedByBackwardError) {
+  const problem_spec p = load_problem("batched_qr");
+  EXPECT_EQ(p.check, "qr");
+  EXPECT_EQ(p.dtypes, (std::vector<std::string>{"f32"}));
+  EXPECT_EQ(p.symbols, (std::vector<std::string>{"B", "n"}));
+  EXPECT_EQ(names_of(p.inputs), (std::vector<std::string>{"A"}));
+  EXPECT_EQ(names_of(p.outputs), (std::vector<std::string>{"H", "tau"}));
+  EXPECT_EQ(p.outputs.at(1).shape, (std::vector<std::string>{"B", "n"}));
+  ASSERT_TRUE(p.reference_cpp && p.reference_cu && p.reference_py);
+  EXPECT_FALSE(p.cost_bytes.empty());
+  EXPECT_FALSE(p.cost_flops.empty());
+  for (const char* dev : {"cpu", "cuda"}) {
+    SCOPED_TRACE(dev);
+    ASSERT_TRUE(p.bench_cases.count(dev));
+    ASSERT_TRUE(p.hidden.count(dev));
+    for (const auto& r : p.hidden.at(dev).ranges) EXPECT_EQ(r.min, 1) << r.symbol;
+  }
+  std::vector<std::string> baseline_devices;
+  for (const auto& b : p.baselines) baseline_devices.push_back(b.device);
+  EXPECT_EQ(baseline_devices, (std::vector<std::string>{"cpu", "cuda"}));
 }
 
 TEST(Suite, ScalarsTf32AndTolerances) {

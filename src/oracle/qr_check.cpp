@@ -1,0 +1,326 @@
+#include "oracle/qr_check.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+// The constant c of the bound c · max(n, 16) · u (qr_check_c in qr_check.hpp), and how it was
+// chosen. Measured with tests/unit/test_qr_check.cpp (QrCheck.ReferenceRatiosStayFarBelowTheBound;
+// KJUDGE_QR_SWEEP=1 prints every figure): problems/batched_qr/reference.cpp's f32 Householder QR
+// (LAPACK xGEQR2 order, f32 accumulation) on the suite's generator, all eight distributions
+// (uniform, normal, negative, wide, offset, heavy, small, large), n in {1, 2, 3, 5, 8, 17, 33, 64,
+// 100, 127, 200, 256} (4 seeds x 4 matrices each) and {384, 512, 1024} (4 seeds x 1 matrix), plus
+// batches of 1000 matrices for n in {4, 8, 12, 16, 17, 20, 24, 32}. The largest ratio
+// max(‖A − QR‖_F / ‖A‖_F, ‖QᵀQ − I‖_F) / (max(n, 16) · u) was 1.385 (wide, n = 16, the tail of
+// 1000 matrices; 1.13 over the small batches), always the orthogonality; the backward error
+// stays under 0.5. Per n the maximum is 0.58 (n = 2) ... 1.38 (n = 16) ... 0.63 (n = 64), 0.43
+// (n = 256), 0.38 (n = 1024): f32 accumulation makes ‖QᵀQ − I‖_F grow about linearly in n.
+// c = 14 is 10x the maximum. What it rejects (same file): R rounded to bf16 (30x the bound at
+// n = 64; the margin shrinks as 1/n, to ~2x at n = 1024), one tau or one element of R off by 1e-4
+// relative, and examples/batched_qr/cheat_gram_schmidt.cpp (classical Gram-Schmidt: 6x the
+// bound on a public uniform case, 80x to 1e5x on hidden ones of every distribution). Honest
+// candidates, measured through the judge (5 seeds x 24 hidden cases + publics each): the
+// reference, examples/batched_qr/naive.cpp (tau = 2 / vᵀv) and baseline_fast.cpp peaked at 0.09,
+// 0.12 and 0.08 of the bound.
+
+namespace kjudge {
+
+namespace {
+
+std::string fmt_g(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+std::string coords(std::initializer_list<std::size_t> c) {
+  std::string s = "[";
+  bool first = true;
+  for (std::size_t x : c) {
+    if (!first) s += ", ";
+    s += std::to_string(x);
+    first = false;
+  }
+  return s + "]";
+}
+
+struct matrix_errors {
+  double backward = 0.0;
+  double orthogonality = 0.0;
+};
+
+// Scratch of one thread: Q (n x n), the residual row, the reflector's row w, and QᵀQ (n x n).
+struct scratch {
+  std::vector<double> q, g, w, r;
+  explicit scratch(std::size_t n) : q(n * n), g(n * n), w(n), r(n) {}
+};
+
+// One matrix, in double: Q = H_1 ... H_n (H_k = I - tau_k v_k v_kᵀ, v_k(k) = 1, v_k(i > k) =
+// h[i][k], zero above), accumulated backward as LAPACK xORG2R does; R = the upper triangle of h.
+// Every inner loop runs along a row (contiguous), so the compiler vectorises it.
+matrix_errors evaluate_matrix(const double* a, const double* h, const double* tau, std::size_t n, scratch& s) {
+  double* q = s.q.data();
+  double* w = s.w.data();
+  std::fill(s.q.begin(), s.q.end(), 0.0);
+  for (std::size_t i = 0; i < n; ++i) q[i * n + i] = 1.0;
+  for (std::size_t k = n; k-- > 0;) {
+    const double t = tau[k];
+    if (t == 0.0) continue;  // H_k = I; the stored v_k is not part of the factorization
+    // Rows and columns < k of the trailing product are still those of the identity.
+    for (std::size_t j = k; j < n; ++j) w[j] = q[k * n + j];
+    for (std::size_t i = k + 1; i < n; ++i) {
+      const double vi = h[i * n + k];
+      const double* qi = q + i * n;
+      for (std::size_t j = k; j < n; ++j) w[j] += vi * qi[j];
+    }
+    for (std::size_t j = k; j < n; ++j) q[k * n + j] -= t * w[j];
+    for (std::size_t i = k + 1; i < n; ++i) {
+      const double c = t * h[i * n + k];
+      double* qi = q + i * n;
+      for (std::size_t j = k; j < n; ++j) qi[j] -= c * w[j];
+    }
+  }
+
+  // ‖A − QR‖_F: row i of QR is Σ_p Q[i][p] · R[p][:], R[p][j] = h[p][j] for j ≥ p.
+  double res2 = 0.0, a2 = 0.0;
+  double* r = s.r.data();
+  for (std::size_t i = 0; i < n; ++i) {
+    const double* ai = a + i * n;
+    for (std::size_t j = 0; j < n; ++j) {
+      r[j] = ai[j];
+      a2 += ai[j] * ai[j];
+    }
+    const double* qi = q + i * n;
+    for (std::size_t p = 0; p < n; ++p) {
+      const double qip = qi[p];
+      const double* hp = h + p * n;
+      for (std::size_t j = p; j < n; ++j) r[j] -= qip * hp[j];
+    }
+    for (std::size_t j = 0; j < n; ++j) res2 += r[j] * r[j];
+  }
+
+  // ‖QᵀQ − I‖_F: the upper triangle of G = QᵀQ as a sum of rank-1 updates by rows of Q.
+  double* g = s.g.data();
+  std::fill(s.g.begin(), s.g.end(), 0.0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double* qi = q + i * n;
+    for (std::size_t p = 0; p < n; ++p) {
+      const double qip = qi[p];
+      double* gp = g + p * n;
+      for (std::size_t j = p; j < n; ++j) gp[j] += qip * qi[j];
+    }
+  }
+  double orth2 = 0.0;
+  for (std::size_t p = 0; p < n; ++p) {
+    const double d = g[p * n + p] - 1.0;
+    orth2 += d * d;
+    for (std::size_t j = p + 1; j < n; ++j) orth2 += 2.0 * g[p * n + j] * g[p * n + j];
+  }
+
+  matrix_errors e;
+  // A zero matrix has no relative error: its QR must be zero, and the absolute ‖QR‖_F is used.
+  e.backward = a2 > 0.0 ? std::sqrt(res2 / a2) : std::sqrt(res2);
+  e.orthogonality = std::sqrt(orth2);
+  return e;
+}
+
+// NaN (an overflowing product) counts as infinitely bad.
+double badness(double x) {
+  return std::isnan(x) ? std::numeric_limits<double>::infinity() : x;
+}
+
+}  // namespace
+
+double unit_roundoff(dtype t) {
+  switch (t) {
+    case dtype::f64:
+      return std::ldexp(1.0, -53);
+    case dtype::bf16:
+      return std::ldexp(1.0, -8);
+    case dtype::f16:
+      return std::ldexp(1.0, -11);
+    default:
+      return std::ldexp(1.0, -24);
+  }
+}
+
+double qr_bound(std::int64_t n, dtype t, double c) {
+  return c * static_cast<double>(std::max<std::int64_t>(n, qr_check_n_floor)) * unit_roundoff(t);
+}
+
+qr_check_result check_qr(const host_tensor& A, const host_tensor& H, const host_tensor& tau, dtype t, double c,
+                         unsigned threads) {
+  const auto& hs = H.desc().shape;
+  if (hs.empty()) throw std::invalid_argument("check_qr: H must have at least one dimension");
+  const std::size_t n = static_cast<std::size_t>(hs.back());
+  const std::size_t nn = n * n;
+  if (n == 0 || H.numel() % nn != 0)
+    throw std::invalid_argument("check_qr: H " + H.desc().shape_string() + " is not a batch of square matrices");
+  const std::size_t batch = H.numel() / nn;
+  if (A.numel() != H.numel() || tau.numel() != batch * n)
+    throw std::invalid_argument("check_qr: A " + A.desc().shape_string() + ", H " + H.desc().shape_string() +
+                                " and tau " + tau.desc().shape_string() + " do not fit [B,n,n], [B,n,n], [B,n]");
+
+  qr_check_result res;
+  res.bound = qr_bound(static_cast<std::int64_t>(n), t, c);
+  res.n_matrices = batch;
+  compare_result& cmp = res.cmp;
+  cmp.output_name = H.desc().name;
+  cmp.norm_allowed = res.bound;
+
+  // Per matrix: whether A is finite, whether H and tau are written and finite.
+  std::vector<char> checkable(batch, 1);
+  std::size_t unwritten_h = 0, unwritten_tau = 0, nonfinite_h = 0, nonfinite_tau = 0;
+  std::size_t first_unwritten_h = 0, first_unwritten_tau = 0, first_nonfinite_h = 0, first_nonfinite_tau = 0;
+  std::vector<double> a64(A.numel()), h64(H.numel()), tau64(tau.numel());
+  for (std::size_t b = 0; b < batch; ++b) {
+    bool a_finite = true;
+    for (std::size_t e = b * nn; e < (b + 1) * nn; ++e) {
+      a64[e] = A.get(e);
+      a_finite = a_finite && std::isfinite(a64[e]);
+    }
+    if (!a_finite) {
+      // Nothing to check against (the judge redraws such cases unless the spec keeps them).
+      checkable[b] = 0;
+      ++res.n_skipped;
+    }
+    for (std::size_t e = b * nn; e < (b + 1) * nn; ++e) {
+      if (is_poison(H.data(), H.desc().type, e)) {
+        if (unwritten_h++ == 0) first_unwritten_h = e;
+        checkable[b] = 0;
+        continue;
+      }
+      h64[e] = H.get(e);
+      if (a_finite && !std::isfinite(h64[e])) {
+        if (nonfinite_h++ == 0) first_nonfinite_h = e;
+        checkable[b] = 0;
+      }
+    }
+    for (std::size_t e = b * n; e < (b + 1) * n; ++e) {
+      if (is_poison(tau.data(), tau.desc().type, e)) {
+        if (unwritten_tau++ == 0) first_unwritten_tau = e;
+        checkable[b] = 0;
+        continue;
+      }
+      tau64[e] = tau.get(e);
+      if (a_finite && !std::isfinite(tau64[e])) {
+        if (nonfinite_tau++ == 0) first_nonfinite_tau = e;
+        checkable[b] = 0;
+      }
+    }
+  }
+
+  // A real Householder reflector I - tau v vᵀ with v(0) = 1 is orthogonal only for tau = 0 or
+  // tau = 2 / vᵀv, in (0, 2]. The allowance covers the rounding of tau = 2 itself.
+  const double tau_max = 2.0 * (1.0 + res.bound);
+  std::size_t bad_tau = 0, first_bad_tau = 0;
+  std::vector<char> tau_bad(batch, 0);
+  for (std::size_t e = 0; e < tau64.size(); ++e) {
+    if (!checkable[e / n] || std::fabs(tau64[e]) <= tau_max) continue;
+    if (bad_tau++ == 0) first_bad_tau = e;
+    tau_bad[e / n] = 1;
+  }
+
+  // The O(n³) part, per matrix, spread over threads.
+  std::vector<matrix_errors> errs(batch);
+  unsigned nt = threads != 0 ? threads : std::min(16u, std::max(1u, std::thread::hardware_concurrency()));
+  nt = static_cast<unsigned>(std::min<std::size_t>(nt, batch));
+  // Small work is not worth a thread: below ~1e6 flops per thread stay on this one.
+  if (static_cast<double>(batch) * static_cast<double>(nn) * static_cast<double>(n) < 1e6 * nt) nt = 1;
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    scratch s(n);
+    for (std::size_t b = next++; b < batch; b = next++)
+      if (checkable[b]) errs[b] = evaluate_matrix(a64.data() + b * nn, h64.data() + b * nn, tau64.data() + b * n, n, s);
+  };
+  if (nt <= 1) {
+    work();
+  } else {
+    std::vector<std::thread> pool;
+    for (unsigned i = 0; i < nt; ++i) pool.emplace_back(work);
+    for (auto& th : pool) th.join();
+  }
+
+  double worst_ratio = -1.0;
+  std::size_t outside = 0;  // matrices whose errors exceed the bound
+  for (std::size_t b = 0; b < batch; ++b) {
+    if (!checkable[b]) continue;
+    const double bw = badness(errs[b].backward), orth = badness(errs[b].orthogonality);
+    res.max_backward = std::max(res.max_backward, bw);
+    res.max_orthogonality = std::max(res.max_orthogonality, orth);
+    const bool out_of_bound = bw > res.bound || orth > res.bound;
+    if (out_of_bound) ++outside;
+    if (out_of_bound || tau_bad[b]) ++cmp.n_bad;
+    const double ratio = std::max(bw, orth) / res.bound;
+    if (ratio > worst_ratio) {
+      worst_ratio = ratio;
+      res.worst_matrix = b;
+    }
+  }
+  cmp.max_abs_err = res.max_orthogonality;
+  cmp.max_rel_err = res.max_backward;
+  cmp.norm_rel_err = std::max(res.max_backward, res.max_orthogonality);
+  cmp.n_unwritten = unwritten_h + unwritten_tau;
+  cmp.n_nan_mismatch = nonfinite_h + nonfinite_tau;
+  if (worst_ratio >= 0.0) {
+    const std::size_t b = res.worst_matrix;
+    element_report w;
+    w.index = b;
+    w.coords = {static_cast<std::int64_t>(b)};
+    w.out = std::max(badness(errs[b].backward), badness(errs[b].orthogonality));
+    w.abs_err = w.out;
+    w.rel_err = w.out / res.bound;
+    w.allowed = res.bound;
+    cmp.worst = w;
+  }
+
+  cmp.pass = cmp.n_unwritten == 0 && cmp.n_nan_mismatch == 0 && cmp.n_bad == 0;
+  if (cmp.pass) return res;
+
+  // One line, most fundamental failure first (as compare_output does).
+  auto hc = [&](std::size_t e) { return coords({e / nn, (e % nn) / n, e % n}); };
+  auto tc = [&](std::size_t e) { return coords({e / n, e % n}); };
+  const std::string& hn = H.desc().name;
+  const std::string& tn = tau.desc().name;
+  // Each part with the output it is about; the first one names the case's failing output.
+  std::vector<std::pair<std::string, std::string>> parts;
+  if (unwritten_h > 0)
+    parts.emplace_back(hn, std::to_string(unwritten_h) + " of " + std::to_string(H.numel()) + " elements of " + hn +
+                               " never written (poison left); first at " + hc(first_unwritten_h));
+  if (unwritten_tau > 0)
+    parts.emplace_back(tn, std::to_string(unwritten_tau) + " of " + std::to_string(tau.numel()) + " elements of " + tn +
+                               " never written (poison left); first at " + tc(first_unwritten_tau));
+  if (nonfinite_h > 0)
+    parts.emplace_back(hn, std::to_string(nonfinite_h) + " non-finite element(s) of " + hn +
+                               " where A is finite; first " + fmt_g("%g", h64[first_nonfinite_h]) + " at " +
+                               hc(first_nonfinite_h));
+  if (nonfinite_tau > 0)
+    parts.emplace_back(tn, std::to_string(nonfinite_tau) + " non-finite element(s) of " + tn +
+                               " where A is finite; first " + fmt_g("%g", tau64[first_nonfinite_tau]) + " at " +
+                               tc(first_nonfinite_tau));
+  if (bad_tau > 0)
+    parts.emplace_back(tn, std::to_string(bad_tau) + " element(s) of " + tn +
+                               " that no Householder reflector has (|tau| > 2); first at " + tc(first_bad_tau) + ": " +
+                               fmt_g("%.8g", tau64[first_bad_tau]));
+  if (outside > 0) {
+    const std::size_t b = res.worst_matrix;
+    parts.emplace_back(hn, std::to_string(outside) + " of " + std::to_string(batch) +
+                               " matrices outside the backward-error bound; worst matrix " + std::to_string(b) +
+                               ": ||A - QR||_F/||A||_F = " + fmt_g("%.3g", errs[b].backward) +
+                               ", ||Q^T Q - I||_F = " + fmt_g("%.3g", errs[b].orthogonality) + " (allowed " +
+                               fmt_g("%.3g", res.bound) + " = " + fmt_g("%g", c) + " * max(n, " +
+                               std::to_string(qr_check_n_floor) + ") * u, n = " + std::to_string(n) + ")");
+  }
+  if (!parts.empty()) cmp.output_name = parts.front().first;
+  for (std::size_t p = 0; p < parts.size(); ++p) cmp.reason += (p ? "; " : "") + parts[p].second;
+  return res;
+}
+
+}  // namespace kjudge
