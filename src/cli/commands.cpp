@@ -111,7 +111,7 @@ struct eval_flags {
   int hidden = -1;
   std::string seed;
   double call_timeout = 30;
-  int rechecks = 1;
+  int rechecks = -1;  // -1: the device's default (eval_options::rechecks_per_round)
   double memory_limit_mib = 4096;
   std::string torch;
   double shape_scale = 0;
@@ -140,8 +140,8 @@ void add_eval_flags(CLI::App* c, eval_flags& f) {
                  "runs with it and only sizes change (the others are dropped with a note in the result). Off by default");
   c->add_option("--call-timeout", f.call_timeout, "watchdog for one call of the candidate, seconds");
   c->add_option("--rechecks", f.rechecks,
-                "timed calls rechecked per round (default 1; 0 only to measure what the rechecks cost: "
-                "a candidate that changes its output when timed is then not caught)")
+                "timed calls rechecked per case and round (default: 2 on cpu, 1 on cuda; 0 only to measure what "
+                "the rechecks cost: a candidate that changes its output when timed is then not caught)")
       ->check(CLI::Range(0, 100));
   c->add_option("--memory-limit", f.memory_limit_mib, "address-space limit of a cpu worker, MiB");
   c->add_flag("-q,--quiet", f.quiet, "no progress display");

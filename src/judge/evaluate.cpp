@@ -992,9 +992,8 @@ json evaluate(const eval_options& o) {
         get_json(w.request(json{{"type", "time_end"}}, o.call_timeout_seconds), ctx, "time_done");
       }
     }
-    std::vector<std::size_t> recheck_order(nc);
-    for (std::size_t c = 0; c < nc; ++c) recheck_order[c] = c;
-    std::shuffle(recheck_order.begin(), recheck_order.end(), decision_rng);
+    const int rechecks_per_round = o.rechecks_per_round >= 0 ? o.rechecks_per_round : (o.device == "cuda" ? 1 : 2);
+    std::vector<int> last_round_samples(nc, 0);  // the candidate's timed calls per case in the last round
     while (rounds < o.max_rounds) {
       const double elapsed = since(t_timing);
       if (rounds >= o.min_rounds && (elapsed > o.timing_budget_seconds || halfwidth_ok())) break;
@@ -1017,7 +1016,21 @@ json evaluate(const eval_options& o) {
         // One case per round has its timed calls rechecked, every case in turn (a secret order):
         // each case is rechecked in at least rounds / cases rounds, and a recheck of a large case
         // (a reference run and the transfer of its outputs) is paid once per round, not per case.
-        int checks_left = recheck_order[static_cast<std::size_t>(rounds) % nc] == c ? o.rechecks_per_round : 0;
+        int checks_left = rechecks_per_round;
+        // Which of the round's timed calls are rechecked, every case in every round: sample
+        // indices drawn uniformly over the round's expected length (the case's previous round, at
+        // least the minimum), secret to the worker. Uniform, not early-biased: a candidate that
+        // behaves while a round is young and cheats once calls come back to back
+        // (tests/redteam/cpu/phase_cadence_gelu.cpp) is rechecked in its cheating part as often as
+        // that part is long; cheating on a fraction f of a case's timed calls survives 10 rounds
+        // with probability (1 - f)^10 (f = 0.5, what moving a median takes: 0.1%).
+        std::vector<int> recheck_at;
+        {
+          const int expected = std::max(o.min_samples_per_round, last_round_samples[c]);
+          std::uniform_int_distribution<int> pick(0, std::max(0, expected - 1));
+          for (int r = 0; r < checks_left; ++r) recheck_at.push_back(pick(decision_rng));
+          std::sort(recheck_at.begin(), recheck_at.end(), std::greater<>());  // next target at the back
+        }
         const auto case_t0 = clock_type::now();
         const double case_budget = slot_budget * static_cast<double>(np);
         std::vector<std::size_t> order(np);
@@ -1057,10 +1070,10 @@ json evaluate(const eval_options& o) {
             all_enough = all_enough && enough;
             // Whether this timed call is rechecked is decided only now, after it returned, so
             // nothing in the worker can know in advance which calls count.
-            const bool keep = parties[q].is_candidate && checks_left > 0 &&
-                              (enough || std::uniform_real_distribution<double>(0, 1)(decision_rng) < 0.3);
+            const bool keep = parties[q].is_candidate && checks_left > 0 && !recheck_at.empty() && i >= recheck_at.back();
             if (keep) {
               --checks_left;
+              recheck_at.pop_back();
               json kept = get_json(w.request(json{{"type", "keep"}}, o.call_timeout_seconds), ctx, "kept");
               const std::string cctx = "timed call " + std::to_string(i + 1) + " of round " + std::to_string(rounds + 1) +
                                        " on " + bench[c]->id + " (rechecked)";
@@ -1099,6 +1112,7 @@ json evaluate(const eval_options& o) {
                 xs[q] = kept;
             }
           }
+          if (parties[q].is_candidate) last_round_samples[c] = static_cast<int>(clocked[q].empty() ? xs[q].size() + set_aside[q].size() : clocked[q].size());
           per_round[c][q].push_back(stats::median(xs[q]));
           all_samples[c][q].insert(all_samples[c][q].end(), xs[q].begin(), xs[q].end());
         }
@@ -1279,7 +1293,7 @@ json evaluate(const eval_options& o) {
     v.reasons = {buf};
     if (v.status == verdict_status::ok_not_faster && head.median > 1.0)
       v.reasons.push_back("the CI's lower bound is not above 1: not shown to be faster");
-    if (o.rechecks_per_round == 0)
+    if (rechecks_per_round == 0)
       v.reasons.push_back("timed calls were not rechecked (--rechecks 0): a candidate that changes its output when timed is not caught");
     return finish(v);
   } catch (rejection& r) {

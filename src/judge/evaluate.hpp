@@ -29,7 +29,10 @@ struct eval_options {
   double target_halfwidth = 0.01;      // relative 95% CI half-width to stop at
   int min_samples_per_round = 5;
   int max_samples_per_round = 200;
-  int rechecks_per_round = 1;          // timed candidate calls rechecked per round (one case per round, in turn)
+  // Timed candidate calls rechecked per case and round, at uniformly drawn positions; -1: the
+  // device's default, 2 on cpu (a recheck costs a reference call of a few ms), 1 on cuda (a
+  // reference run and ~1.5 GB through the arena on an 8192 x 8192 case).
+  int rechecks_per_round = -1;
   int hidden_count = -1;               // -1: the spec's count
   std::optional<std::uint64_t> secret_seed;  // fixed only for reproducing a run
   bool sandbox = true;
