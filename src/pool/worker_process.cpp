@@ -223,7 +223,10 @@ worker_failure worker_process::classify_death(worker_fault fallback, const std::
   worker_failure f;
   f.kind = fallback;
   f.message = what;
-  if (m_pid <= 0) return f;
+  if (m_pid <= 0) {
+    f.message += " (the worker had already been stopped or reaped)";
+    return f;
+  }
   int status = 0;
   rusage ru{};
   // The channel closed: the process is exiting; give it a moment, then make sure.
@@ -236,6 +239,8 @@ worker_failure worker_process::classify_death(worker_fault fallback, const std::
     ::kill(-m_pid, SIGKILL);
     r = ::wait4(m_pid, &status, 0, &ru);
   }
+  // No status to classify by (seen once on the H200 with a torch worker): say why.
+  if (r < 0) f.message += " (wait4 on pid " + std::to_string(m_pid) + ": " + std::strerror(errno) + ")";
   ::kill(-m_pid, SIGKILL);  // anything it left behind in its group
   m_pid = -1;
   f.max_rss_kb = ru.ru_maxrss;
