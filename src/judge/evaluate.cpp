@@ -948,6 +948,9 @@ json evaluate(const eval_options& o) {
     std::vector<double> wall_overhead;  // controller wall minus reported, seconds
     long disturbed_samples = 0;         // samples during which the OS preempted the call
     long throttled_samples = 0;         // cuda: samples under 0.9x the median SM clock, discarded
+    // cuda: samples whose stream hold timed out (the call synchronised inside kj_run, so the
+    // events also covered host time between its launches): valid, counted per party.
+    std::map<std::string, long> unblocked_samples;
     json device_state_after = nullptr;  // cuda: clocks, temperature, power, throttle reasons
     std::size_t used_disturbed = 0;     // of those, used because too few undisturbed came
     const auto t_timing = clock_type::now();
@@ -1055,6 +1058,8 @@ json evaluate(const eval_options& o) {
             // A sample during which the OS preempted the call is set aside; it is used only if
             // too few undisturbed samples come within the budget (a saturated machine).
             const bool disturbed = s.contains("extra") && s["extra"].value("involuntary_switches", 0L) > 0;
+            if (s.contains("extra") && s["extra"].is_object() && s["extra"].value("hold", std::string()) == "timed out")
+              ++unblocked_samples[parties[q].name];
             if (s.contains("extra") && s["extra"].contains("sm_mhz"))
               clocked[q].emplace_back(secs, s["extra"]["sm_mhz"].is_number() ? s["extra"]["sm_mhz"].get<double>() : 0.0);
             (disturbed ? set_aside[q] : xs[q]).push_back(secs);
@@ -1277,6 +1282,9 @@ json evaluate(const eval_options& o) {
                             {"rechecks", {{"count", rechecks}, {"failed", 0}}},
                             {"controller_overhead_median_s", overhead},
                             {"discarded_throttled", {{"count", throttled_samples}, {"criterion", "SM clock under 0.9 x the round's median (cuda)"}}},
+                            {"unblocked_samples", {{"per_party", unblocked_samples},
+                                                   {"meaning", "cuda: the stream hold timed out because the call synchronised inside kj_run; "
+                                                               "the sample then includes host time between its launches"}}},
                             {"disturbed_samples", {{"set_aside", disturbed_samples - static_cast<long>(used_disturbed)},
                                                    {"used", used_disturbed},
                                                    {"criterion", "involuntary context switches during the call"}}},
