@@ -403,8 +403,12 @@ int cmd_demo(const eval_flags& f, const std::string& examples_dir) {
   if (!fs::is_directory(root)) throw usage_error(root.string() + ": no such directory");
   const std::string ext = f.device == "cuda" ? ".cu" : ".cpp";
   std::vector<std::pair<std::string, fs::path>> jobs;
+  // examples/<problem>/ only: other folders there (templates/ of the autotune proposer,
+  // proposers/) hold no candidates of a problem of that name.
+  const auto suite = problem_names();
   for (const auto& pd : fs::directory_iterator(root)) {
     if (!pd.is_directory()) continue;
+    if (std::find(suite.begin(), suite.end(), pd.path().filename().string()) == suite.end()) continue;
     std::vector<fs::path> files;
     for (const auto& e : fs::directory_iterator(pd.path()))
       if (e.path().extension() == ext) files.push_back(e.path());

@@ -12,6 +12,18 @@ TEST(Cli, ListShowsTheSuite) {
     EXPECT_NE(c.r.output.find(p), std::string::npos) << p;
 }
 
+// `kjudge demo` is what `make demo` runs: every example of every suite problem, each with its
+// expected verdict (cheat_* rejected, the others correct). Folders of examples/ that are not
+// problems (templates/, proposers/) are not judged: a template once made the demo exit 2.
+TEST(Cli, DemoJudgesEveryExampleOfTheSuite) {
+  const auto c = kjudge({"demo", "--device", "cpu", "--no-timing", "-q"}, 900);
+  EXPECT_EQ(c.r.exit_status, 0) << c.r.output;
+  for (const char* p : {"gelu_bias_residual/", "layernorm/", "rmsnorm/", "softmax/", "matmul_bias_relu/", "batched_qr/"})
+    EXPECT_NE(c.r.output.find(p), std::string::npos) << p << "\n" << c.r.output;
+  EXPECT_EQ(c.r.output.find("templates/"), std::string::npos) << c.r.output;
+  EXPECT_EQ(c.r.output.find("unknown problem"), std::string::npos) << c.r.output;
+}
+
 TEST(Cli, ShowGivesSignatureAndCost) {
   const auto c = kjudge({"show", "layernorm"});
   EXPECT_EQ(c.r.exit_status, 0);
