@@ -133,16 +133,36 @@ json get_json(worker_reply&& r, const std::string& what, const std::string& expe
   return j;
 }
 
-// GPU MODE problems judged by their own check (docs/python.md), set by evaluate() for a Python
-// candidate: every party draws a call's inputs with the problem's generate_input.
-thread_local const python_problem* g_generate_input = nullptr;
+// What the helpers below need to know about the evaluation in progress: set by evaluate() at its
+// start and cleared when it returns (one record, rather than arguments threaded through every
+// helper of a check). thread_local: one evaluation per thread.
+struct library_policy {
+  // Rule library_call: where the problem sets library_kernels = false, the entry functions ptxas
+  // compiled from the candidate's source (its build's resources); a traced kernel outside them
+  // came from a library or a prebuilt binary.
+  bool forbid = false;
+  std::vector<std::string> own_kernels;
+};
+struct evaluation_scope {
+  // GPU MODE problems judged by their own check (docs/python.md), for a Python candidate: every
+  // party draws a call's inputs with the problem's generate_input.
+  const python_problem* generate_input = nullptr;
+  // The problem permits TF32 and the run did not switch it off: the reference's last envelope
+  // run rounds f32 inputs to TF32.
+  bool tf32_envelope = false;
+  // check = "qr" (src/oracle/qr_check.hpp): H and tau judged together by backward error against
+  // the call's generated inputs, not elementwise against the references.
+  bool qr_oracle = false;
+  library_policy library;
+};
+thread_local evaluation_scope g_scope;
 
 call_spec to_call(const planned_case& c) {
   call_spec s;
   s.inputs = c.inputs;
   s.outputs = c.outputs;
   s.scalars = c.scalars;
-  s.distribution = g_generate_input != nullptr ? generate_input_distribution(*g_generate_input, c) : c.distribution;
+  s.distribution = g_scope.generate_input != nullptr ? generate_input_distribution(*g_scope.generate_input, c) : c.distribution;
   s.seed = c.seed;
   return s;
 }
@@ -175,20 +195,17 @@ struct reference_data {
   }
 };
 
-// The TF32 permission of the evaluation (problem allows it and the run did not switch it off):
-// set once by evaluate() before the first reference request.
-thread_local bool g_tf32_envelope = false;
 
 reference_data run_reference(worker_process& ref, const call_spec& c, bool full = false) {
   json r = get_json(ref.request(json{{"type", "reference"}, {"call", to_json(c)}, {"envelope", full},
-                                     {"tf32", g_tf32_envelope}}, 600),
+                                     {"tf32", g_scope.tf32_envelope}}, 600),
                     "the reference", "referenced");
   if (r.value("rc", 0) != 0 || r.value("rc64", 0) != 0)
     throw internal_error("the reference returned an error status on its own inputs");
   const auto layout = reference_layout(c);
   reference_data d;
   d.full = full;
-  d.tf32 = g_tf32_envelope;
+  d.tf32 = g_scope.tf32_envelope;
   d.source = &ref;
   d.call = c;
   for (std::size_t i = 0; i < c.outputs.size(); ++i) {
@@ -291,10 +308,6 @@ json check_by_problem(shared_arena& arena, const call_spec& c, const std::vector
   return entry;
 }
 
-// Problems with check = "qr" (src/oracle/qr_check.hpp): the outputs H and tau are judged
-// together by backward error against the call's generated inputs, not elementwise against the
-// references. Set by evaluate().
-thread_local bool g_qr_oracle = false;
 
 json check_outputs_qr(shared_arena& arena, const call_spec& c, const std::vector<arena_slot>& layout,
                       slot_kind out_kind, const reference_data& ref, const call_check& ctx, const json& base_entry,
@@ -333,9 +346,9 @@ json check_outputs_qr(shared_arena& arena, const call_spec& c, const std::vector
 json check_outputs(shared_arena& arena, const call_spec& c, const std::vector<arena_slot>& layout,
                    slot_kind out_kind, reference_data& ref, const tolerance& tol, double k,
                    const call_check& ctx, const json& base_entry, bool is_timed) {
-  if (g_generate_input != nullptr && ref.source != nullptr)
+  if (g_scope.generate_input != nullptr && ref.source != nullptr)
     return check_by_problem(arena, c, layout, out_kind, ref, tol, k, ctx, base_entry, is_timed);
-  if (g_qr_oracle) return check_outputs_qr(arena, c, layout, out_kind, ref, ctx, base_entry, is_timed);
+  if (g_scope.qr_oracle) return check_outputs_qr(arena, c, layout, out_kind, ref, ctx, base_entry, is_timed);
   json entry = base_entry;
   double max_abs = 0, max_rel = 0, norm_rel = 0;
   std::size_t n_bad = 0, n_unwritten = 0;
@@ -395,14 +408,6 @@ void check_inputs_unchanged(shared_arena& arena, const call_spec& c, const std::
   }
 }
 
-// Rule library_call: where the problem sets library_kernels = false, the entry functions ptxas
-// compiled from the candidate's source (its build's resources); a traced kernel outside them
-// came from a library or a prebuilt binary. Set by evaluate() for the candidate's checks.
-struct library_policy {
-  bool forbid = false;
-  std::vector<std::string> own_kernels;
-};
-thread_local library_policy g_library_policy;
 
 void check_evidence(const json& ev, const std::string& context) {
   if (ev.contains("guards") && !ev["guards"].empty())
@@ -421,12 +426,12 @@ void check_evidence(const json& ev, const std::string& context) {
     for (const auto& x : ev["extra"]) {
       if (!x.is_object() || !x.contains("trace") || !x["trace"].is_object()) continue;
       const auto& t = x["trace"];
-      if (g_library_policy.forbid && t.contains("kernel_names") && t["kernel_names"].is_array())
+      if (g_scope.library.forbid && t.contains("kernel_names") && t["kernel_names"].is_array())
         for (const auto& kn : t["kernel_names"]) {
           const std::string name = kn.is_string() ? kn.get<std::string>() : std::string();
           // The judge's own kernels (poison, guards, probes) carry the kj_ prefix or namespace.
           if (name.rfind("kj_", 0) == 0 || name.find("kjudge") != std::string::npos) continue;
-          const auto& own = g_library_policy.own_kernels;
+          const auto& own = g_scope.library.own_kernels;
           if (std::find(own.begin(), own.end(), name) != own.end()) continue;
           reject_rule("library_call",
                       {context + ": kernel " + name + " is not among the " + std::to_string(own.size()) +
@@ -588,11 +593,16 @@ json evaluate(const eval_options& o) {
   const std::string source = read_file(o.candidate);
   const std::string candidate_sha = sha256_hex(source);
   const tolerance tol = tolerance_for(p, variant, o.tf32 && p.tf32_allowed);
-  g_tf32_envelope = o.tf32 && p.tf32_allowed;
-  g_qr_oracle = p.check == "qr";
+  // Cleared however evaluate() leaves (generate_input points at this frame's pyp).
+  struct scope_guard {
+    scope_guard() { g_scope = evaluation_scope{}; }
+    ~scope_guard() { g_scope = evaluation_scope{}; }
+  } scope_reset;
+  g_scope.tf32_envelope = o.tf32 && p.tf32_allowed;
+  g_scope.qr_oracle = p.check == "qr";
   // GPU MODE imports: a Python candidate gets generate_input's inputs and check_implementation's
   // judgement (C++ candidates: kjudge's distributions and the elementwise oracle).
-  g_generate_input = python_candidate && pyp.problem_check() ? &pyp : nullptr;
+  g_scope.generate_input = python_candidate && pyp.problem_check() ? &pyp : nullptr;
 
   json result{{"schema", "kjudge.result/1"},
               {"kjudge_version", KJUDGE_VERSION},
@@ -612,11 +622,11 @@ json evaluate(const eval_options& o) {
               {"build", nullptr},
               {"env", nullptr}};
   if (pyp.format == "gpumode")
-    result["problem"]["correctness"] = g_generate_input != nullptr
+    result["problem"]["correctness"] = g_scope.generate_input != nullptr
                                            ? "check_implementation of the problem; inputs from generate_input"
                                            : "elementwise oracle against ref_kernel; inputs drawn by kjudge";
   // check = "qr": what bounds the per-matrix backward errors (src/oracle/qr_check.hpp).
-  if (g_qr_oracle)
+  if (g_scope.qr_oracle)
     result["tolerance"]["qr"] = json{{"c", qr_check_c}, {"n_floor", qr_check_n_floor}, {"unit_roundoff", unit_roundoff(variant)},
                                      {"bound", "c * max(n, n_floor) * unit_roundoff on ||A - QR||_F/||A||_F and ||Q^T Q - I||_F, per matrix"}};
 
@@ -671,12 +681,12 @@ json evaluate(const eval_options& o) {
                            {"seconds", cand_build.seconds}, {"cached", cand_build.cached},
                            {"resources", cand_build.resources}};
     progress("build", 1, 1, cand_build.cached ? "cached" : "compiled");
-    g_library_policy = library_policy{};
+    g_scope.library = library_policy{};
     if (!p.library_kernels && o.device == "cuda" && !python_candidate) {
-      g_library_policy.forbid = true;
+      g_scope.library.forbid = true;
       if (cand_build.resources.is_array())
         for (const auto& r : cand_build.resources)
-          if (r.is_object() && r.contains("kernel")) g_library_policy.own_kernels.push_back(r["kernel"].get<std::string>());
+          if (r.is_object() && r.contains("kernel")) g_scope.library.own_kernels.push_back(r["kernel"].get<std::string>());
     }
     if (!cand_build.ok) {
       std::string diag = cand_build.diagnostics;
