@@ -359,8 +359,35 @@ case_plan plan_cases(const problem_spec& p, const plan_options& o) {
     for (std::size_t i = dists.size(); i > 1; --i) {
       std::swap(dists[i - 1], dists[planner.next() % i]);
     }
+    std::vector<std::string> dist_of(shapes.size());
+    for (std::size_t i = 0; i < shapes.size(); ++i) dist_of[i] = dists[i % dists.size()];
+    // A distribution met only by degenerate shapes (an extent of 1: a row of one element, a
+    // single row) is wasted: a one-pass variance, say, is exact on a row of one and wrong on any
+    // offset row of two or more. Every distribution gets a shape with all extents >= 2 when the
+    // draw has enough of them: its degenerate case trades distributions with a regular case of a
+    // distribution that has another regular case.
+    const auto degenerate = [&](std::size_t i) {
+      for (const auto& [name, v] : shapes[i])
+        if (v <= 1) return true;
+      return false;
+    };
+    const auto regular_count = [&](const std::string& d) {
+      std::size_t n = 0;
+      for (std::size_t i = 0; i < shapes.size(); ++i)
+        if (dist_of[i] == d && !degenerate(i)) ++n;
+      return n;
+    };
+    for (const auto& d : dists) {
+      if (regular_count(d) > 0) continue;
+      std::size_t with_d = shapes.size(), donor = shapes.size();
+      for (std::size_t i = 0; i < shapes.size(); ++i)
+        if (dist_of[i] == d) with_d = i;
+      for (std::size_t j = 0; j < shapes.size() && donor == shapes.size(); ++j)
+        if (!degenerate(j) && regular_count(dist_of[j]) >= 2) donor = j;
+      if (with_d < shapes.size() && donor < shapes.size()) std::swap(dist_of[with_d], dist_of[donor]);
+    }
     for (std::size_t i = 0; i < shapes.size(); ++i) {
-      plan.hidden_cases.push_back(make_case(p, o.variant, shapes[i], dists[i % dists.size()],
+      plan.hidden_cases.push_back(make_case(p, o.variant, shapes[i], dist_of[i],
                                             mix_seed(o.secret_seed, detail::k_salt_hidden_case + i),
                                             "hidden-" + std::to_string(i), case_kind::hidden_case));
     }

@@ -42,7 +42,9 @@ std::string test_name(const corpus_entry& e) {
 cli_run judge(const corpus_entry& e, std::vector<std::string> extra) {
   static int counter = 0;
   const auto json_path = test_dir() / ("redteam-" + test_name(e) + "-" + std::to_string(++counter) + ".json");
-  std::vector<std::string> argv{KJUDGE_BIN, "eval", e.problem, e.file.string(), "--device", e.device, "--hidden", "6",
+  // The problem's own hidden count: fewer cases would judge with a weaker judge than users get
+  // (with 6 hidden cases for 6 distributions, an offset case could land only on a 1 x 1 shape).
+  std::vector<std::string> argv{KJUDGE_BIN, "eval", e.problem, e.file.string(), "--device", e.device,
                                 "--no-store", "-q", "--json", json_path.string()};
   if (!e.dtype.empty()) argv.insert(argv.end(), {"--dtype", e.dtype});
   if (e.timing) argv.insert(argv.end(), {"--budget", "1"});
