@@ -18,6 +18,9 @@
 #           eager and every torch.compile mode in one run; table in torch-table.md
 #   loop    the autotune loop on bf16 softmax from the naive CUDA templates, then its best
 #           candidate against torch eager and torch.compile
+#   kb      KernelBench level 1 and 2 (a copy outside the project's history, in .kb/ or
+#           $KJ_KB_DIR: scripts/fetch-kernelbench.sh): imported, then `kjudge validate --all`
+#           over each level on cuda (KJ_KB_SAMPLE problems per level, evenly spaced; 0: all)
 # Usage: scripts/gpu-check.sh [STAGE...]   (default: all stages, in this order)
 # Results go to $OUT (the device tool's folder) or ./gpu-check-out: summary.txt, results.json,
 # bench-1.json, bench-2.json, gpu-tests.json, logs.tar.gz; a short table is printed last.
@@ -36,7 +39,7 @@ stages=("$@")
 # Stages that loop stop starting new evaluations after this many seconds (the device tool's
 # call limit is 600 s; the logs are packed at the end).
 DEADLINE=${KJ_GPU_DEADLINE:-530}
-[ ${#stages[@]} -eq 0 ] && stages=(build tests bench faults aa demo ttv redteam torch loop)
+[ ${#stages[@]} -eq 0 ] && stages=(build tests bench faults aa demo ttv redteam torch loop kb)
 problems=(gelu_bias_residual layernorm rmsnorm softmax matmul_bias_relu batched_qr)
 
 note() { printf '%s\n' "$*" | tee -a "$SUMMARY"; }
@@ -145,6 +148,10 @@ oob_write softmax $C/oob_write_softmax.cu hack --no-timing
 modifies_input softmax $C/modifies_input_softmax.cu hack --no-timing
 sync_alloc softmax $C/sync_alloc_softmax.cu ok_not_faster|ok_faster --budget 2
 second_stream rmsnorm examples/rmsnorm/cheat_second_stream.cu hack|wrong_result --budget 2
+uninit_read_plain softmax $C/uninit_read_softmax.cu ok_not_faster|ok_faster --no-timing
+uninit_read_initcheck softmax $C/uninit_read_softmax.cu wrong_result --no-timing --sanitize initcheck
+honest_memcheck softmax examples/softmax/fast.cu ok_not_faster|ok_faster --no-timing --sanitize memcheck
+honest_racecheck softmax examples/softmax/fast.cu ok_not_faster|ok_faster --no-timing --sanitize racecheck
 EOF
 fi
 
@@ -189,8 +196,10 @@ if want ttv; then
   for p in ${KJ_TTV_PROBLEMS:-softmax layernorm rmsnorm}; do
     if [ "$SECONDS" -gt "$DEADLINE" ]; then note "ttv: stopped at the time limit before $p"; break; fi
     cache=$(mktemp -d)
+    # Cold for builds, but with the doctor's ceilings (a measurement of the device, not a build).
+    cp "$KJUDGE_CACHE"/ceilings-*.json "$cache/" 2>/dev/null
     KJUDGE_CACHE=$cache judge "ttv-$p" "$p" "examples/$p/fast.cu" --torch none >/dev/null
-    note "time to verdict (cold cache, nvcc included, --torch none) $p/fast.cu: $(jq_py "$LOGS/ttv-$p.json" 'print(round(d["time_to_verdict_s"],1), "s, build", round((d.get("build") or {}).get("seconds",0),1), "s, timing", round((d.get("timing") or {}).get("seconds",0),1), "s,", d["verdict"]["status"], (d.get("speedup") or {}).get("median"))' 2>&1)"
+    note "time to verdict (cold cache, nvcc included, --torch none) $p/fast.cu: $(jq_py "$LOGS/ttv-$p.json" 'print(round(d["time_to_verdict_s"],1), "s, candidate build", round((d.get("build") or {}).get("seconds",0),1), "s, timing", round((d.get("timing") or {}).get("seconds",0),1), "s,", d["verdict"]["status"], (d.get("speedup") or {}).get("median"), "; phases (s):", " ".join(f"{k} {v:.1f}" for k, v in (d.get("phases_s") or {}).items()))' 2>&1)"
     rm -rf "$cache"
   done
 fi
@@ -210,11 +219,22 @@ if want torch; then
   # Entries: PROBLEM:DTYPE[:CANDIDATE] (default candidate examples/PROBLEM/fast.cu).
   for pd in ${KJ_TORCH_PROBLEMS:-softmax:bf16 layernorm:f32 rmsnorm:bf16 gelu_bias_residual:f32 matmul_bias_relu:f32}; do
     IFS=: read -r p dt cand <<<"$pd"
+    # Worker logs and scratch kept (KJUDGE_KEEP_SCRATCH): a baseline that dies leaves its log.
+    export KJUDGE_KEEP_SCRATCH=1
     cand=${cand:-examples/$p/fast.cu}
     if [ "$SECONDS" -gt "$DEADLINE" ]; then note "torch: stopped at the time limit before $pd"; break; fi
     r=$(judge "torch-$p-$dt" "$p" "$cand" --dtype "$dt" --budget "${KJ_TORCH_BUDGET:-3}" \
           --torch "${KJ_TORCH_KINDS:-torch:eager,torch:compile:default,torch:compile:max-autotune-no-cudagraphs,torch:compile:max-autotune}")
     note "torch table $p $dt ($cand): $r"
+    unset KJUDGE_KEEP_SCRATCH
+    if [[ $r != ok_* ]]; then
+      jq_py "$LOGS/torch-$p-$dt.json" 'print("  reasons:", " | ".join(d["verdict"].get("reasons", []))[:1500])' 2>&1 | tee -a "$SUMMARY"
+      for log in "$KJUDGE_CACHE"/scratch/*/*/worker.log; do
+        [ -s "$log" ] && { echo "  --- $log (last 15 lines)"; tail -15 "$log"; } | tee -a "$SUMMARY"
+      done
+    fi
+    (cd "$KJUDGE_CACHE" && find scratch -name '*.log' | tar -czf "$OUT/torch-logs-$p-$dt.tar.gz" -T - 2>/dev/null)
+    rm -rf "$KJUDGE_CACHE/scratch"
     # Rewritten after every evaluation: a call cut off at its time limit keeps what was measured.
     python3 scripts/baseline-table.py "$LOGS"/torch-*.json >"$OUT/torch-table.md" 2>&1
     cp "$LOGS/torch-$p-$dt.json" "$OUT/" 2>/dev/null
@@ -260,6 +280,31 @@ PY
   else
     note "loop: no best candidate found in $W"
   fi
+fi
+
+if want kb; then
+  KB=${KJ_KB_DIR:-$ROOT/.kb/KernelBench}
+  export KJUDGE_IMPORTED=$BUILD/kb-problems
+  for lvl in ${KJ_KB_LEVELS:-level1 level2}; do
+    if [ ! -d "$KB/$lvl" ]; then note "kb: no $KB/$lvl (scripts/fetch-kernelbench.sh)"; continue; fi
+    t0=$(date +%s)
+    "$KJ" import kernelbench "$KB/$lvl" --jobs "${KJ_KB_JOBS:-8}" --timeout 120 >"$LOGS/kb-import-$lvl.log" 2>&1
+    note "kb import $lvl: rc=$? in $(( $(date +%s) - t0 )) s: $(tail -1 "$LOGS/kb-import-$lvl.log")"
+    grep -E '^kjudge import:' "$LOGS/kb-import-$lvl.log" | cut -c1-300 | head -20 | tee -a "$SUMMARY"
+  done
+  for lvl in ${KJ_KB_LEVELS:-level1 level2}; do
+    left=$(( DEADLINE - SECONDS ))
+    if [ "$left" -lt 30 ]; then note "kb validate $lvl: not started, time limit"; continue; fi
+    sample=${KJ_KB_SAMPLE:-0}
+    timeout "$left" "$KJ" validate --all "kb/$lvl" --device cuda --budget "${KJ_KB_BUDGET:-1}" -q \
+        $( [ "$sample" -gt 0 ] && echo --sample "$sample" ) >"$LOGS/kb-validate-$lvl.log" 2>&1
+    rc=$?
+    n_ok=$(grep -cE '^kb/\S+ +ok ' "$LOGS/kb-validate-$lvl.log")
+    n_fail=$(grep -cE '^kb/\S+ +FAIL ' "$LOGS/kb-validate-$lvl.log")
+    note "kb validate $lvl: rc=$rc; $(grep -E 'problem\(s\) found|^--sample' "$LOGS/kb-validate-$lvl.log" | tr '\n' ' ') [lines: $n_ok ok, $n_fail FAIL$( [ $rc -eq 124 ] && echo ', cut at the time limit')]"
+    cp "$LOGS/kb-validate-$lvl.log" "$OUT/kb-validate-$lvl.txt"
+    cp "$LOGS/kb-import-$lvl.log" "$OUT/kb-import-$lvl.txt" 2>/dev/null
+  done
 fi
 
 python3 - "$LOGS" >"$OUT/results.json" <<'PY'

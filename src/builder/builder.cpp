@@ -2,8 +2,11 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <regex>
 
 #include "core/error.hpp"
@@ -17,7 +20,9 @@ namespace {
 std::filesystem::path include_dir() { return std::filesystem::path(KJUDGE_SOURCE_DIR) / "include"; }
 
 std::string compiler_version(const std::string& compiler) {
+  static std::mutex m;  // builds run concurrently (evaluate compiles its parties at once)
   static std::map<std::string, std::string> memo;
+  std::lock_guard<std::mutex> lock(m);
   if (auto it = memo.find(compiler); it != memo.end()) return it->second;
   const auto r = run_command({compiler, "--version"}, {.timeout_seconds = 30});
   std::string v = r.output;
@@ -122,7 +127,10 @@ build_result build_candidate(const build_request& r) {
   std::filesystem::create_directories(dir);
   // Compile to a temporary name and rename, so a concurrent or interrupted build never leaves a
   // half-written library in the cache.
-  const auto tmp = dir / ("candidate.so.tmp" + std::to_string(::getpid()));
+  // Unique per process and per build: the judge compiles its parties concurrently, and an A/A
+  // run compiles the same source (the same cache key) twice at once.
+  static std::atomic<unsigned> build_counter{0};
+  const auto tmp = dir / ("candidate.so.tmp" + std::to_string(::getpid()) + "-" + std::to_string(build_counter++));
   std::vector<std::string> cmd = b.command;
   cmd[cmd.size() - 2] = tmp.string();
   const auto res = run_command(cmd, {.timeout_seconds = r.timeout_seconds});

@@ -108,6 +108,8 @@ struct eval_flags {
   bool no_sandbox = false;
   bool quiet = false;
   bool no_tf32 = false;
+  bool host_reference = false;
+  std::string sanitize;
   int hidden = -1;
   std::string seed;
   double call_timeout = 30;
@@ -128,6 +130,12 @@ void add_eval_flags(CLI::App* c, eval_flags& f) {
   c->add_flag("--no-store", f.no_store, "do not record the result in the store");
   c->add_flag("--no-sandbox", f.no_sandbox, "run the worker without seccomp/landlock (debugging only)");
   c->add_flag("--no-tf32", f.no_tf32, "forbid TF32 tolerance where the problem would permit it");
+  c->add_flag("--host-reference", f.host_reference,
+              "cuda, imported (Python) problems: run the reference in torch on the host CPU instead of on the device");
+  c->add_option("--sanitize", f.sanitize,
+                 "cuda: also run the candidate's first public and hidden cases under compute-sanitizer with TOOL; "
+                 "any error it reports rejects the candidate (rule sanitizer)")
+      ->check(CLI::IsMember({"memcheck", "racecheck", "initcheck", "synccheck"}));
   c->add_option("--hidden", f.hidden, "number of hidden cases (default: the problem's)");
   c->add_option("--seed", f.seed, "fix the secret seed (hex) to reproduce a run; default: fresh from the OS");
   c->add_option("--torch", f.torch,
@@ -158,6 +166,9 @@ eval_options to_options(const eval_flags& f, const std::string& problem, const s
   o.timing_budget_seconds = f.budget;
   o.sandbox = !f.no_sandbox;
   o.tf32 = !f.no_tf32;
+  o.host_reference = f.host_reference;
+  o.sanitize = f.sanitize;
+  if (!o.sanitize.empty() && o.device != "cuda") throw usage_error("--sanitize " + o.sanitize + ": needs --device cuda");
   o.hidden_count = f.hidden;
   if (f.shape_scale < 0 || (f.shape_scale > 0 && f.shape_scale == 1.0))
     throw usage_error("--shape-scale " + std::to_string(f.shape_scale) + ": expected a positive factor other than 1");
@@ -233,7 +244,7 @@ std::vector<std::filesystem::path> imported_problem_dirs(const std::string& pref
   return dirs;
 }
 
-int cmd_validate(const eval_flags& f, const std::string& problem, bool all) {
+int cmd_validate(const eval_flags& f, const std::string& problem, bool all, int sample) {
   if (!all && problem.empty()) throw usage_error("validate: give a PROBLEM or --all");
   // `--all` alone walks the suite; `--all PREFIX` every imported problem under PREFIX (for
   // instance kb/level1 after `kjudge import kernelbench`).
@@ -260,7 +271,16 @@ int cmd_validate(const eval_flags& f, const std::string& problem, bool all) {
     auto p = load_problem(problem);
     targets.push_back({p.name, p.dir, p, ""});
   }
-  int failures = 0, validated = 0;
+  const std::size_t found = targets.size();
+  if (sample > 0 && static_cast<std::size_t>(sample) < targets.size()) {
+    // Evenly spaced over the sorted list (the first included): a level's early and late
+    // problems alike, the same ones on every run.
+    std::vector<target> picked;
+    for (int i = 0; i < sample; ++i) picked.push_back(std::move(targets[static_cast<std::size_t>(i) * found / static_cast<std::size_t>(sample)]));
+    targets = std::move(picked);
+    std::printf("--sample %d: %zu of the %zu problems found, evenly spaced\n", sample, targets.size(), found);
+  }
+  int failures = 0;
   std::printf("A/A validation: the reference judged as a candidate against itself (%s, %s)\n", f.device.c_str(), f.mode.c_str());
   std::vector<std::string> failed;
   for (const auto& t : targets) {
@@ -295,7 +315,6 @@ int cmd_validate(const eval_flags& f, const std::string& problem, bool all) {
       ++failures;
       continue;
     }
-    ++validated;
     json r;
     try {
       r = run_eval(g, p.dir.string(), cand.string(), t.label + " (A/A)");
@@ -329,8 +348,8 @@ int cmd_validate(const eval_flags& f, const std::string& problem, bool all) {
     std::printf("%s\n", line);
     std::fflush(stdout);
   }
-  std::printf("%zu problem(s) found, %d validated, %d failed (criterion: ratio in [0.98, 1.02] and the CI contains 1)\n",
-              targets.size(), validated, failures);
+  std::printf("%zu problem(s) found, %zu judged, %d validated, %d failed (criterion: ratio in [0.98, 1.02] and the CI contains 1)\n",
+              found, targets.size(), static_cast<int>(targets.size()) - failures, failures);
   if (!failed.empty() && targets.size() > 1) {
     std::printf("failures:\n");
     for (const auto& l : failed) std::printf("  %s\n", l.c_str());
@@ -463,6 +482,9 @@ int run(int argc, char** argv) {
   auto* validate = app.add_subcommand("validate", "A/A check: the reference judged as a candidate; ratio and CI");
   validate->add_option("PROBLEM", problem, "suite name or path; with --all, a prefix of imported problems (e.g. kb/level1)");
   validate->add_flag("--all", all, "every problem of the suite, or with PREFIX every imported problem under it");
+  int sample = 0;
+  validate->add_option("--sample", sample, "with --all: judge only N problems, evenly spaced over the sorted list")
+      ->check(CLI::Range(1, 100000));
   add_eval_flags(validate, vf);
 
   std::string db_path;
@@ -508,7 +530,7 @@ int run(int argc, char** argv) {
   if (app.got_subcommand("list")) return cmd_list();
   if (app.got_subcommand("show")) return cmd_show(problem);
   if (app.got_subcommand("eval")) return cmd_eval(ef, problem, candidate);
-  if (app.got_subcommand("validate")) return cmd_validate(vf, problem, all);
+  if (app.got_subcommand("validate")) return cmd_validate(vf, problem, all, sample);
   if (app.got_subcommand("history")) return cmd_history(problem, db_path, limit);
   if (app.got_subcommand("rules")) return cmd_rules();
   if (app.got_subcommand("doctor")) return cmd_doctor(doctor_device);

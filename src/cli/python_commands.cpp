@@ -6,6 +6,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <map>
 #include <set>
 #include <sstream>
@@ -31,6 +32,7 @@ struct import_flags {
   int seed = 42;
   bool shape_scale = false;
   double timeout = 300;
+  int jobs = 1;  // files inspected at once (kernelbench)
 };
 
 CLI::App* g_import = nullptr;
@@ -197,9 +199,20 @@ int cmd_import_kernelbench(const import_flags& f) {
                                                       : fs::absolute(in).parent_path().filename().string();
   const std::string prefix = f.prefix.empty() ? "kb/" + name_part(level) : f.prefix;
   int ok = 0, failed = 0;
-  for (const auto& file : files) {
+  // Inspections run --jobs at a time (each its own process); the problems are written in order.
+  const std::size_t jobs = static_cast<std::size_t>(std::max(1, f.jobs));
+  std::vector<std::future<json>> answers(files.size());
+  auto launch = [&](std::size_t i) {
+    answers[i] = std::async(std::launch::async, [&ps, &f, file = files[i]] {
+      return inspect(ps, json{{"kind", "kernelbench"}, {"file", fs::absolute(file).string()}, {"seed", f.seed}}, f.timeout);
+    });
+  };
+  for (std::size_t i = 0; i < std::min(jobs, files.size()); ++i) launch(i);
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const fs::path& file = files[i];
     const std::string rel = prefix + "/" + name_part(file.stem().string());
-    const json answer = inspect(ps, json{{"kind", "kernelbench"}, {"file", fs::absolute(file).string()}, {"seed", f.seed}}, f.timeout);
+    const json answer = answers[i].get();
+    if (i + jobs < files.size()) launch(i + jobs);
     if (!answer.value("ok", false)) {
       ++failed;
       std::fprintf(stderr, "kjudge import: %s: %s\n", file.string().c_str(), answer.value("error", "?").c_str());
@@ -362,6 +375,8 @@ void add_python_commands(CLI::App& app) {
   g_kernelbench->add_option("--prefix", g_flags.prefix, "problem name prefix (default kb/<directory name>, e.g. kb/level1)");
   g_kernelbench->add_option("--seed", g_flags.seed, "seed of the weights' initialisation (the same for reference and candidates)");
   g_kernelbench->add_option("--timeout", g_flags.timeout, "seconds allowed to inspect one file");
+  g_kernelbench->add_option("-j,--jobs", g_flags.jobs, "files inspected at once (each in its own process)")
+      ->check(CLI::Range(1, 64));
   g_gpumode = g_import->add_subcommand("gpumode", "import a GPU MODE problem directory (task.yml, reference.py)");
   g_gpumode->add_option("DIR", g_flags.path, "the problem directory")->required();
   g_gpumode->add_option("--out", g_flags.out, "root for the generated problem directory (default: the store's data directory)");

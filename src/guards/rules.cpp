@@ -38,6 +38,9 @@ const std::vector<rule_info>& all_rules() {
        "a forbidden system call (network, ptrace, new process, signals or limits on other processes, "
        "shared IPC, io_uring)"},
       {"early_exit", verdict_status::hack, "the worker process exited while a call was pending"},
+      {"sanitizer", verdict_status::wrong_result,
+       "--sanitize: compute-sanitizer reported an error (out-of-bounds or misaligned access, race, "
+       "uninitialised read, invalid synchronisation) in the candidate's checked calls"},
       {"unjoined_stream_work", verdict_status::hack,
        "cuda: kernels or copies of a checked call ended after the stop event (another stream, not joined)"},
       {"library_call", verdict_status::hack,

@@ -4,12 +4,16 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <csignal>
 #include <chrono>
+#include <csignal>
 #include <cmath>
 #include <cstring>
 #include <ctime>
+#include <fstream>
+#include <future>
+#include <map>
 #include <random>
+#include <sstream>
 
 #include "builder/builder.hpp"
 #include "core/error.hpp"
@@ -557,11 +561,64 @@ struct timed_party {
   bool is_python = false;  // a kjudge-worker-py party (torch): no CUPTI trace in its process
 };
 
+// compute-sanitizer (--sanitize): $KJUDGE_COMPUTE_SANITIZER, the toolkit's, or one on PATH;
+// empty when there is none.
+std::string compute_sanitizer_path() {
+  if (const char* e = std::getenv("KJUDGE_COMPUTE_SANITIZER"); e != nullptr && *e != 0) return e;
+  std::error_code ec;
+  for (const char* p : {"/usr/local/cuda/bin/compute-sanitizer", "/usr/local/cuda/compute-sanitizer/compute-sanitizer"})
+    if (std::filesystem::exists(p, ec)) return p;
+  if (const char* path = std::getenv("PATH")) {
+    std::stringstream ss(path);
+    std::string d;
+    while (std::getline(ss, d, ':'))
+      if (!d.empty() && std::filesystem::exists(std::filesystem::path(d) / "compute-sanitizer", ec))
+        return (std::filesystem::path(d) / "compute-sanitizer").string();
+  }
+  return "";
+}
+
 }  // namespace
+
+sanitizer_summary parse_sanitizer_report(const std::string& text) {
+  sanitizer_summary s;
+  std::stringstream in(text);
+  std::string line;
+  std::vector<std::string> lines;
+  while (std::getline(in, line)) {
+    // "========= ERROR SUMMARY: 3 errors" (racecheck: "RACECHECK SUMMARY: 1 hazard displayed
+    // (1 error, 0 warnings)").
+    if (const auto at = line.find("ERROR SUMMARY: "); at != std::string::npos) {
+      s.found_summary = true;
+      s.errors = std::atol(line.c_str() + at + 15);
+    } else if (const auto rc = line.find("RACECHECK SUMMARY: "); rc != std::string::npos) {
+      s.found_summary = true;
+      if (const auto e = line.find('('); e != std::string::npos) s.errors = std::max(s.errors, std::atol(line.c_str() + e + 1));
+    }
+    if (line.rfind("========= ", 0) == 0 && s.first_error.empty() &&
+        (line.find("Invalid") != std::string::npos || line.find("Error") != std::string::npos ||
+         line.find("hazard") != std::string::npos || line.find("Uninitialized") != std::string::npos ||
+         line.find("Race") != std::string::npos || line.find("Barrier") != std::string::npos) &&
+        line.find("SUMMARY") == std::string::npos)
+      s.first_error = line.substr(10);
+    if (lines.size() < 40 && line.rfind("========= ", 0) == 0) lines.push_back(line);
+  }
+  for (const auto& l : lines) s.excerpt += l + "\n";
+  return s;
+}
 
 json evaluate(const eval_options& o) {
   const auto t_start = clock_type::now();
+  // Wall time per phase, seconds (result "phases_s"): where a time to verdict goes. Each progress
+  // report closes the interval since the previous one and charges it to that one's phase.
+  std::map<std::string, double> phase_seconds;
+  std::string current_phase = "setup";
+  auto phase_mark = clock_type::now();
   auto progress = [&](const std::string& phase, int done, int total, const std::string& note) {
+    const auto now = clock_type::now();
+    phase_seconds[current_phase] += std::chrono::duration<double>(now - phase_mark).count();
+    phase_mark = now;
+    current_phase = phase;
     if (o.progress) o.progress(phase, done, total, note);
   };
 
@@ -656,6 +713,8 @@ json evaluate(const eval_options& o) {
   auto finish = [&](const verdict& v) {
     result["verdict"] = v.to_json();
     result["time_to_verdict_s"] = since(t_start);
+    phase_seconds[current_phase] += since(phase_mark);
+    result["phases_s"] = phase_seconds;
     for (auto& w : workers) w->stop();
     std::error_code ec;
     // KJUDGE_KEEP_SCRATCH=1 keeps the workers' scratch directories and logs (debugging).
@@ -671,12 +730,30 @@ json evaluate(const eval_options& o) {
     // draws the inputs with the same device generator as the candidate's and computes the fp64
     // and same-dtype outputs there; reference.cu is also the "reference" baseline.
     const bool device_reference = !python_reference && o.device == "cuda" && p.reference_cu.has_value();
+    // A Python reference on cuda runs in torch on the device (float64 there too), unless asked
+    // not to, or the problem draws its own inputs on the host (GPU MODE's generate_input).
+    const bool python_device_reference =
+        python_reference && o.device == "cuda" && !o.host_reference && !pyp.problem_check();
+    result["reference_device"] = device_reference || python_device_reference ? "cuda" : "cpu";
     const std::filesystem::path ref_source = python_reference ? pyp.file : device_reference ? *p.reference_cu : *p.reference_cpp;
     build_request ref_req{ref_source, device_reference ? "cuda" : "cpu"};
+    // The parties compile at once (nvcc is one process per source; a cold cache otherwise pays
+    // the compiles one after another in the time to verdict): the candidate and the baselines
+    // in the background, the reference here. Baselines are built only when timed.
+    std::future<build_result> cand_future =
+        std::async(std::launch::async, [&o, python_candidate] {
+          return python_candidate ? python_build_result(o.candidate) : build_candidate(build_request{o.candidate, o.device});
+        });
+    std::map<std::string, std::shared_future<build_result>> baseline_builds;
+    if (o.timing)
+      for (const auto& b : p.baselines)
+        if (b.device == o.device)
+          baseline_builds[b.name] = std::async(std::launch::async, [src = b.source, dev = o.device] {
+                                      return build_candidate(build_request{src, dev});
+                                    }).share();
     const build_result ref_build = python_reference ? python_build_result(ref_source) : build_candidate(ref_req);
+    const build_result cand_build = cand_future.get();
     if (!ref_build.ok) throw internal_error("the reference of " + p.name + " does not compile:\n" + ref_build.diagnostics);
-    const build_result cand_build =
-        python_candidate ? python_build_result(o.candidate) : build_candidate(build_request{o.candidate, o.device});
     result["build"] = json{{"compiler", cand_build.compiler}, {"command", cand_build.command},
                            {"seconds", cand_build.seconds}, {"cached", cand_build.cached},
                            {"resources", cand_build.resources}};
@@ -729,10 +806,11 @@ json evaluate(const eval_options& o) {
       return workers.back().get();
     };
     // The reference always runs on the host in its own worker (the oracle's data source).
+    progress("workers", 0, 1, "starting the reference and candidate workers");
     worker_process* ref = nullptr;
     {
       worker_options wo;
-      wo.backend = ref_req.device;
+      wo.backend = python_device_reference ? "cuda" : ref_req.device;
       wo.library = ref_build.library;
       wo.role = "reference";
       wo.arena_bytes = arena;
@@ -741,7 +819,7 @@ json evaluate(const eval_options& o) {
       wo.scratch_dir = scratch_root / "reference";
       if (python_reference)
         configure_python_worker(wo, python_party(p, pyp, "reference", pyp.file, python_party_kind(pyp, "reference"), pyp.entry, std::nullopt, false,
-                                                 "cpu", variant, find_python_setup()),
+                                                 python_device_reference ? "cuda" : "cpu", variant, find_python_setup()),
                                 scratch_root / "reference-party");
       auto r = worker_process::start(wo);
       if (std::holds_alternative<worker_failure>(r))
@@ -883,6 +961,62 @@ json evaluate(const eval_options& o) {
     }
     progress("hidden", done, static_cast<int>(checks.size()), "all cases correct");
 
+    // --sanitize: the first public and the first hidden case again, in a worker started under
+    // compute-sanitizer (without the sandbox: the tool's injected library talks to its front end
+    // over a socket). Errors it reports are a verdict; the sandboxed runs above stay the judged ones.
+    if (!o.sanitize.empty()) {
+      if (python_candidate) throw usage_error("--sanitize: CUDA candidates (.cu) only");
+      progress("sanitizer", 0, 1, "compute-sanitizer --tool " + o.sanitize);
+      const std::string tool = compute_sanitizer_path();
+      if (tool.empty())
+        throw usage_error("--sanitize: compute-sanitizer not found ($KJUDGE_COMPUTE_SANITIZER, /usr/local/cuda/bin, PATH)");
+      const auto dir = scratch_root / "candidate-sanitizer";
+      std::filesystem::create_directories(dir);
+      const auto report = dir / "sanitizer.log";
+      worker_options wo;
+      wo.backend = o.device;
+      wo.library = cand_build.library;
+      wo.role = "candidate";
+      wo.arena_bytes = arena;
+      wo.memory_limit_bytes = 0;
+      wo.sandbox = false;
+      wo.scratch_dir = dir;
+      wo.start_timeout_seconds = 300;
+      wo.stop_grace_seconds = 120;
+      wo.launcher = {tool, "--tool", o.sanitize, "--log-file", report.string(), "--print-limit", "20",
+                     "--error-exitcode", "86"};
+      if (o.sanitize == "memcheck") wo.launcher.insert(wo.launcher.end(), {"--leak-check", "no"});
+      auto started = worker_process::start(wo);
+      if (std::holds_alternative<worker_failure>(started))
+        reject_failure(std::get<worker_failure>(started), "loading the candidate under compute-sanitizer");
+      worker_process sw = std::get<worker_process>(std::move(started));
+      json ran_cases = json::array();
+      for (const auto* list : {&plan.public_cases, &plan.hidden_cases}) {
+        if (list->empty()) continue;
+        const planned_case& pc = list->front();
+        const call_spec call = to_call(pc);
+        const std::string ctx = "case " + pc.id + " under compute-sanitizer --tool " + o.sanitize;
+        // The tool slows a call by 10-100x: a longer watchdog for these calls only.
+        get_json(sw.request(json{{"type", "run"}, {"call", to_json(call)}, {"repeats", 1}}, o.call_timeout_seconds * 50),
+                 ctx, "ran");
+        ran_cases.push_back(pc.id);
+      }
+      sw.stop();
+      std::ifstream in(report);
+      const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      const sanitizer_summary ss = parse_sanitizer_report(text);
+      json ev{{"tool", o.sanitize}, {"cases", ran_cases}, {"errors", ss.errors}, {"report", ss.excerpt}};
+      result["sanitizer"] = ev;
+      if (!ss.found_summary)
+        throw internal_error("compute-sanitizer wrote no summary to " + report.string() + ":\n" + text.substr(0, 2000));
+      if (ss.errors > 0)
+        reject_rule("sanitizer",
+                    {"compute-sanitizer --tool " + o.sanitize + " reported " + std::to_string(ss.errors) + " error(s) on " +
+                     ran_cases.dump() + ": " + ss.first_error},
+                    ev);
+      progress("sanitizer", 1, 1, "no errors");
+    }
+
     if (!o.timing) {
       verdict v;
       v.status = verdict_status::ok_not_faster;
@@ -923,7 +1057,8 @@ json evaluate(const eval_options& o) {
     }
     for (const auto& b : p.baselines) {
       if (b.device != o.device) continue;
-      const build_result bb = build_candidate(build_request{b.source, o.device});
+      const auto bf = baseline_builds.find(b.name);
+      const build_result bb = bf != baseline_builds.end() ? bf->second.get() : build_candidate(build_request{b.source, o.device});
       if (!bb.ok) throw internal_error("baseline " + b.name + " does not compile:\n" + bb.diagnostics);
       parties.push_back({b.name, b.source, bb.source_sha256, start_worker(bb.library, "baseline", "baseline-" + b.name), false});
     }

@@ -39,6 +39,12 @@ struct eval_options {
   double call_timeout_seconds = 30;    // one call (watchdog), seconds
   std::size_t memory_limit_bytes = 4ull << 30;
   bool tf32 = true;                    // TF32 permitted where the problem allows it
+  // cuda, Python references (imported problems): run the reference (float64 and same-dtype) in
+  // torch on the device (default), or on the host as on cpu (slow for GPU-sized problems).
+  bool host_reference = false;
+  // cuda: also run the candidate's first public and hidden cases under compute-sanitizer with this
+  // tool (memcheck, racecheck, initcheck, synccheck); empty: not run (docs/threat-model.md).
+  std::string sanitize;
   // PyTorch baselines (docs/python.md) for problems with a Python form: kinds from
   // torch_baseline_kinds(); empty: default_torch_baselines(device); {"none"}: none.
   std::vector<std::string> torch_baselines;
@@ -47,6 +53,16 @@ struct eval_options {
   double shape_scale = 0;
   progress_fn progress;
 };
+
+// What compute-sanitizer's report says (--sanitize): its summary line's error count and the
+// first error. found_summary false: the tool did not finish (or did not run).
+struct sanitizer_summary {
+  bool found_summary = false;
+  long errors = 0;
+  std::string first_error;
+  std::string excerpt;  // the tool's lines (prefix "========= "), at most 40
+};
+sanitizer_summary parse_sanitizer_report(const std::string& text);
 
 // Runs the whole pipeline and returns the kjudge.result/1 document. Throws usage_error for bad
 // usage or bad input (unknown problem, unreadable candidate, bad dtype), internal_error for

@@ -284,12 +284,21 @@ nlohmann::json python_warmup(worker_process& w, const std::string& name, const s
   // autotuning; module loading and lazy initialisation for eager).
   nlohmann::json out{{"first_calls_s", per_call}, {"compile_s", total}};
   out["stats"] = python_stats(w, timeout_s);
+  // The worker is needed for the timed rounds: a death while answering is ours to report here,
+  // with its status and log, not later as "the worker is gone".
+  if (out["stats"].is_object() && out["stats"].contains("worker_failure"))
+    throw internal_error("baseline " + name + " died after warming up, answering py_stats: " +
+                         out["stats"]["worker_failure"].get<std::string>() + "\n" +
+                         out["stats"].value("log_tail", std::string()));
   return out;
 }
 
 nlohmann::json python_stats(worker_process& w, double timeout_s) {
   auto r = w.request(nlohmann::json{{"type", "py_stats"}}, timeout_s);
-  if (std::holds_alternative<worker_failure>(r)) return nullptr;
+  if (std::holds_alternative<worker_failure>(r)) {
+    const auto& f = std::get<worker_failure>(r);
+    return nlohmann::json{{"worker_failure", f.message}, {"log_tail", f.log_tail}};
+  }
   const auto& j = std::get<nlohmann::json>(r);
   return j.value("stats", nlohmann::json());
 }

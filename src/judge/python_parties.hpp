@@ -91,8 +91,8 @@ struct call_spec;
 // and the compile counters. Throws internal_error when the baseline fails (ours, not a verdict).
 nlohmann::json python_warmup(worker_process& w, const std::string& name, const std::vector<call_spec>& calls,
                              double timeout_s);
-// The party's compile counters (frames compiled, graphs, graph breaks, recompiles); null when
-// the worker does not answer.
+// The party's compile counters (frames compiled, graphs, graph breaks, recompiles); when the
+// worker does not answer, {"worker_failure": why, "log_tail": its log's end}.
 nlohmann::json python_stats(worker_process& w, double timeout_s);
 
 // GPU MODE problems judged by their own check: the distribution of a case's calls,

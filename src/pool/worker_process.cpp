@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -108,8 +109,11 @@ std::variant<worker_process, worker_failure> worker_process::start(const worker_
   std::vector<char*> envp;
   for (auto& s : env_s) envp.push_back(s.data());
   envp.push_back(nullptr);
-  std::vector<char*> argv{const_cast<char*>(exe_s.c_str()), const_cast<char*>("--arena-bytes"),
-                          const_cast<char*>(arena_s.c_str()), nullptr};
+  std::vector<char*> argv;
+  for (const auto& a : o.launcher) argv.push_back(const_cast<char*>(a.c_str()));
+  for (const char* a : {exe_s.c_str(), "--arena-bytes", arena_s.c_str()}) argv.push_back(const_cast<char*>(a));
+  argv.push_back(nullptr);
+  const std::string program = o.launcher.empty() ? exe_s : o.launcher.front();
   const pid_t parent = ::getpid();
   const int child_fd = sv[1];
   const int arena_fd = w.m_arena.fd();
@@ -150,7 +154,7 @@ std::variant<worker_process, worker_failure> worker_process::start(const worker_
     rl.rlim_cur = rl.rlim_max = 4096;
     ::setrlimit(RLIMIT_NPROC, &rl);
     if (::chdir(o.scratch_dir.c_str()) != 0) ::_exit(121);
-    ::execve(exe_s.c_str(), argv.data(), envp.data());
+    ::execve(program.c_str(), argv.data(), envp.data());
     ::_exit(127);
   }
   ::setpgid(pid, pid);  // also from the parent, so the group exists before any kill
@@ -300,7 +304,8 @@ void worker_process::stop() {
     m_channel.send(json{{"type", "bye"}});
     int status = 0;
     pid_t r = 0;
-    for (int i = 0; i < 50 && r == 0; ++i) {
+    const int polls = std::max(1, static_cast<int>(m_options.stop_grace_seconds / 0.002));  // every 2 ms
+    for (int i = 0; i < polls && r == 0; ++i) {
       r = ::waitpid(m_pid, &status, WNOHANG);
       if (r == 0) std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <variant>
+#include <vector>
 
 #include "protocol/channel.hpp"
 
@@ -29,6 +30,12 @@ struct worker_options {
   bool sandbox = true;
   std::filesystem::path scratch_dir;  // the worker's only writable directory; its log goes here
   double start_timeout_seconds = 60;
+  // A program the worker runs under (argv prefix), e.g. compute-sanitizer with its options
+  // (--sanitize); empty: the worker is started directly.
+  std::vector<std::string> launcher;
+  // How long stop() waits for the worker to leave after "bye" before killing it, seconds (a
+  // launcher such as compute-sanitizer writes its report as the worker exits).
+  double stop_grace_seconds = 0.1;
 };
 
 enum class worker_fault {
