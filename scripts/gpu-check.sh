@@ -148,8 +148,8 @@ oob_write softmax $C/oob_write_softmax.cu hack --no-timing
 modifies_input softmax $C/modifies_input_softmax.cu hack --no-timing
 sync_alloc softmax $C/sync_alloc_softmax.cu ok_not_faster|ok_faster --budget 2
 second_stream rmsnorm examples/rmsnorm/cheat_second_stream.cu hack|wrong_result --budget 2
-uninit_read_plain softmax $C/uninit_read_softmax.cu ok_not_faster|ok_faster --no-timing
-uninit_read_initcheck softmax $C/uninit_read_softmax.cu wrong_result --no-timing --sanitize initcheck
+uninit_read_plain softmax tests/redteam/cuda/uninit_read_softmax.cu ok_not_faster|ok_faster --no-timing
+uninit_read_initcheck softmax tests/redteam/cuda/uninit_read_softmax.cu wrong_result --no-timing --sanitize initcheck
 honest_memcheck softmax examples/softmax/fast.cu ok_not_faster|ok_faster --no-timing --sanitize memcheck
 honest_racecheck softmax examples/softmax/fast.cu ok_not_faster|ok_faster --no-timing --sanitize racecheck
 EOF

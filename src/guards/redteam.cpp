@@ -241,8 +241,10 @@ redteam_report run_redteam(const redteam_options& o, const std::function<void(co
         eo.timing_budget_seconds = o.timing_budget_seconds;
         eo.hidden_count = o.hidden_count;
         eo.torch_baselines = {"none"};  // the rules under test do not need PyTorch baselines
-        for (std::size_t k = 0; k + 1 < e.args.size(); ++k)
+        for (std::size_t k = 0; k + 1 < e.args.size(); ++k) {
           if (e.args[k] == "--seed") eo.secret_seed = std::stoull(e.args[k + 1], nullptr, 16);
+          if (e.args[k] == "--sanitize") eo.sanitize = e.args[k + 1];
+        }
         doc = evaluate(eo);
       } catch (const std::exception& ex) {
         doc = json{{"error", ex.what()}};
