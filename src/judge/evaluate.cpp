@@ -1090,6 +1090,8 @@ json evaluate(const eval_options& o) {
     std::vector<std::vector<std::vector<double>>> per_round(nc, std::vector<std::vector<double>>(np));
     std::vector<std::vector<std::vector<double>>> all_samples(nc, std::vector<std::vector<double>>(np));
     int rechecks = 0;
+    double recheck_seconds = 0;  // wall time of the rechecks (reference run, transfers, oracle)
+    double sample_seconds = 0;   // wall time of the "sample" requests (every party's timed calls)
     std::vector<double> wall_overhead;  // controller wall minus reported, seconds
     long disturbed_samples = 0;         // samples during which the OS preempted the call
     long throttled_samples = 0;         // cuda: samples under 0.9x the median SM clock, discarded
@@ -1194,6 +1196,7 @@ json evaluate(const eval_options& o) {
             const auto w0 = clock_type::now();
             json s = get_json(w.request(json{{"type", "sample"}, {"seed", sc.seed}}, o.call_timeout_seconds), ctx, "sampled");
             const double wall = since(w0);
+            sample_seconds += wall;
             const double secs = s.value("seconds", -1.0);
             if (s.value("rc", 0) != 0) reject_rule("nonzero_return", {ctx + ": kj_run returned " + s["rc"].dump()});
             if (!(secs >= 0) || secs > wall + 1e-4)
@@ -1222,6 +1225,7 @@ json evaluate(const eval_options& o) {
             // nothing in the worker can know in advance which calls count.
             const bool keep = parties[q].is_candidate && checks_left > 0 && !recheck_at.empty() && i >= recheck_at.back();
             if (keep) {
+              const auto recheck_t0 = clock_type::now();
               --checks_left;
               recheck_at.pop_back();
               json kept = get_json(w.request(json{{"type", "keep"}}, o.call_timeout_seconds), ctx, "kept");
@@ -1236,6 +1240,7 @@ json evaluate(const eval_options& o) {
               check_outputs(w.arena(), sc, layout, slot_kind::output, rd, tol, p.conditioning_k,
                             call_check{cctx, bench[c]}, base, true);
               ++rechecks;
+              recheck_seconds += since(recheck_t0);
             } else {
               get_json(w.request(json{{"type", "discard"}}, o.call_timeout_seconds), ctx, "discarded");
             }
@@ -1424,7 +1429,8 @@ json evaluate(const eval_options& o) {
     result["timing"] = json{{"mode", o.mode}, {"clock", o.device == "cpu" ? "steady_clock" : "cuda events"},
                             {"rounds", rounds}, {"cases", tcases},
                             {"cache_flush_bytes", nullptr},
-                            {"rechecks", {{"count", rechecks}, {"failed", 0}}},
+                            {"rechecks", {{"count", rechecks}, {"failed", 0}, {"seconds", recheck_seconds}}},
+                            {"sample_requests_s", sample_seconds},
                             {"controller_overhead_median_s", overhead},
                             {"discarded_throttled", {{"count", throttled_samples}, {"criterion", "SM clock under 0.9 x the round's median (cuda)"}}},
                             {"unblocked_samples", {{"per_party", unblocked_samples},
