@@ -18,6 +18,7 @@
 #           eager and every torch.compile mode in one run; table in torch-table.md
 #   loop    the autotune loop on bf16 softmax from the naive CUDA templates, then its best
 #           candidate against torch eager and torch.compile
+#   cost    bench/cost-of-checks.sh on cuda (all rules against --rechecks 0)
 #   kb      KernelBench level 1 and 2 (a copy outside the project's history, in .kb/ or
 #           $KJ_KB_DIR: scripts/fetch-kernelbench.sh): imported, then `kjudge validate --all`
 #           over each level on cuda (KJ_KB_SAMPLE files per level, evenly spaced; 0: all)
@@ -156,7 +157,8 @@ EOF
 fi
 
 if want aa; then
-  for p in "${problems[@]}"; do
+  for p in ${KJ_AA_PROBLEMS:-${problems[*]}}; do
+    if [ "$SECONDS" -gt "$DEADLINE" ]; then note "aa: stopped at the time limit before $p"; break; fi
     judge "aa-$p" "$p" "problems/$p/reference.cu" --budget "${KJ_AA_BUDGET:-4}" >/dev/null
     python3 - "$LOGS/aa-$p.json" "$p" <<'PY' 2>&1 | tee -a "$SUMMARY"
 import json, sys
@@ -280,6 +282,16 @@ PY
   else
     note "loop: no best candidate found in $W"
   fi
+fi
+
+if want cost; then
+  # The cost of the checks (issue "Anti-cheat"): all rules against --rechecks 0, build cache warm
+  # (KJ_COST_PROBLEMS, KJ_COST_RUNS).
+  PROBLEMS=${KJ_COST_PROBLEMS:-softmax layernorm} RUNS=${KJ_COST_RUNS:-1} \
+    timeout $(( DEADLINE - SECONDS > 30 ? DEADLINE - SECONDS : 30 )) bash bench/cost-of-checks.sh cuda "$BUILD" \
+    >"$OUT/cost-of-checks-cuda.md" 2>"$LOGS/cost.log"
+  note "cost of checks (cuda): rc=$?"
+  tee -a "$SUMMARY" <"$OUT/cost-of-checks-cuda.md"
 fi
 
 if want kb; then

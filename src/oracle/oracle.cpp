@@ -124,9 +124,9 @@ compare_result compare_output(const host_tensor& out, const host_tensor& ref64,
   return compare_output_envelope(out, ref64, ref_same, error_envelope(ref64, {&ref_same}), tol, k);
 }
 
-std::vector<double> error_envelope(const host_tensor& ref64, const std::vector<const host_tensor*>& same_dtype_runs) {
+envelope_values error_envelope(const host_tensor& ref64, const std::vector<const host_tensor*>& same_dtype_runs) {
   const std::size_t n = ref64.numel();
-  std::vector<double> env(n, 0.0);
+  envelope_values env(n);  // every element written below
   for (const host_tensor* t : same_dtype_runs) require_same_numel(ref64, *t, "error_envelope");
   if (n == 0) return env;
   // Rows share their intermediates (mean, variance, max, sum, a row of a matmul's A): the row's
@@ -173,7 +173,7 @@ std::vector<double> error_envelope(const host_tensor& ref64, const std::vector<c
 }
 
 compare_result compare_output_envelope(const host_tensor& out, const host_tensor& ref64, const host_tensor& ref_same,
-                                       const std::vector<double>& envelope, const tolerance& tol, double k) {
+                                       const envelope_values& envelope, const tolerance& tol, double k) {
   require_same_numel(out, ref64, "compare_output");
   require_same_numel(out, ref_same, "compare_output");
   if (envelope.size() != out.numel()) throw std::invalid_argument("compare_output: envelope size differs");

@@ -4,8 +4,11 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "core/tensor.hpp"
@@ -47,6 +50,29 @@ struct compare_result {
   std::optional<element_report> worst;  // the element with the largest err/allowed
 };
 
+// Allocates without value-initialising: the envelope of an 8192 x 8192 output is 512 MiB that
+// error_envelope writes in full on its threads; zero-filling it first on one thread cost more
+// than the oracle's loops.
+template <class T>
+struct default_init_allocator : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = default_init_allocator<U>;
+  };
+  using std::allocator<T>::allocator;
+  template <class U>
+  void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    std::allocator_traits<std::allocator<T>>::construct(static_cast<std::allocator<T>&>(*this), p,
+                                                        std::forward<Args>(args)...);
+  }
+};
+// The per-element error envelope (output units), see error_envelope.
+using envelope_values = std::vector<double, default_init_allocator<double>>;
+
 // Compares one output tensor against the float64 reference, with error_envelope({ref_same}) as the
 // envelope (see compare_output_envelope).
 // NaN/Inf must appear exactly where the reference has them (same sign for Inf).
@@ -61,14 +87,14 @@ compare_result compare_output(const host_tensor& out, const host_tensor& ref64,
 // so its error is of the size of those runs' errors element by element, wherever the
 // conditioning of the element puts it.
 compare_result compare_output_envelope(const host_tensor& out, const host_tensor& ref64, const host_tensor& ref_same,
-                                       const std::vector<double>& envelope, const tolerance& tol, double k);
+                                       const envelope_values& envelope, const tolerance& tol, double k);
 
 // The oracle's error envelope (output units). e_i = the largest |run_i - ref64_i| over the given
 // same-dtype runs (non-finite pairs: 0); E_r = max of e over row r (the last-dimension slice:
 // rows share their intermediates); s_r = max |ref64| over the row; q = the lower median over rows
 // of E_r / s_r. Every element of row r gets max(E_r, q * s_r): a row where the reference's own
 // rounding was small by luck is lifted to the typical same-dtype error at its scale.
-std::vector<double> error_envelope(const host_tensor& ref64, const std::vector<const host_tensor*>& same_dtype_runs);
+envelope_values error_envelope(const host_tensor& ref64, const std::vector<const host_tensor*>& same_dtype_runs);
 
 // Compares two runs of the candidate on the same inputs (determinism): bitwise equality is
 // reported as such; a difference within tolerance of each other passes with a note.
