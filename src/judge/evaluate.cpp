@@ -580,6 +580,51 @@ struct timed_party {
   bool is_python = false;  // a kjudge-worker-py party (torch): no CUPTI trace in its process
 };
 
+// Host memory the evaluation will touch at its largest call: the reference worker's arena
+// (inputs, same-dtype and float64 outputs) and the controller's copies of it, and each timed
+// party's arena (inputs, two output sets, the inputs read back). A device-sized case can need
+// more than the machine has (KernelBench level 1 has 7.5 GB inputs); the kernel's OOM killer
+// would then end the evaluation without a word, so it is refused here with the figures.
+std::uint64_t mem_available_bytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  std::uint64_t kib = 0;
+  std::string unit;
+  while (in >> key >> kib >> unit)
+    if (key == "MemAvailable:") return kib * 1024;
+  return 0;
+}
+
+void check_host_memory(const case_plan& plan, const eval_options& o, const problem_spec& p, std::size_t n_torch) {
+  const std::uint64_t avail = mem_available_bytes();
+  if (avail == 0) return;  // not Linux's /proc: nothing to compare with
+  std::uint64_t worst = 0;
+  std::string worst_case;
+  const std::size_t timed_parties = 2 + p.baselines.size() + n_torch;
+  auto consider = [&](const planned_case& c, bool timed) {
+    const call_spec s = to_call(c);
+    const std::uint64_t ref = layout_bytes(reference_layout(s));
+    const std::uint64_t cand = layout_bytes(candidate_layout(s, 2));
+    const std::uint64_t need = 2 * ref + cand * (timed && o.timing ? timed_parties : 1);
+    if (need > worst) {
+      worst = need;
+      worst_case = c.id + " (" + c.shape_string() + ")";
+    }
+  };
+  for (const auto& c : plan.public_cases) consider(c, false);
+  for (const auto& c : plan.hidden_cases) consider(c, false);
+  for (const auto& c : plan.bench_cases) consider(c, true);
+  if (worst > avail * 9 / 10) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(worst) / (1ull << 30));
+    std::string need = buf;
+    std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(avail) / (1ull << 30));
+    throw usage_error(p.name + ": case " + worst_case + " needs about " + need +
+                      " of host memory (the reference's inputs, same-dtype and float64 outputs, the controller's copies "
+                      "and each party's buffers), more than the " + std::string(buf) + " this machine has available");
+  }
+}
+
 // compute-sanitizer (--sanitize): $KJUDGE_COMPUTE_SANITIZER, the toolkit's, or one on PATH;
 // empty when there is none.
 std::string compute_sanitizer_path() {
@@ -802,6 +847,14 @@ json evaluate(const eval_options& o) {
     for (const auto& c : plan.bench_cases) account(c);
     for (const auto& v : shape_plan.variants)
       for (const auto& c : v.cases) account(c);
+    {
+      std::size_t n_torch = 0;
+      if (!pyp.format.empty()) {
+        const auto kinds = o.torch_baselines.empty() ? default_torch_baselines(o.device) : o.torch_baselines;
+        n_torch = kinds.size() == 1 && kinds[0] == "none" ? 0 : kinds.size();
+      }
+      check_host_memory(plan, o, p, n_torch);
+    }
 
     // `party`: a Python party's description (kjudge-worker-py); null for a shared object.
     auto start_worker = [&](const std::filesystem::path& lib, const std::string& role, const std::string& label,

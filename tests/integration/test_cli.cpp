@@ -1,5 +1,8 @@
 // The command line's contract (DESIGN.md §2.3): subcommands, bad input exits 2 with a message
 // naming the file or value, the store and history.
+#include <fstream>
+#include <iterator>
+
 #include "cli_test_util.hpp"
 
 namespace kjudge::test {
@@ -99,6 +102,28 @@ TEST(Cli, ResultDocumentFollowsTheSchema) {
   EXPECT_EQ(c.result["candidate"]["sha256"].get<std::string>().size(), 64u);
   EXPECT_TRUE(c.result["speedup"]["ci95"].is_array());
   EXPECT_EQ(c.result["timing"]["mode"], "cold");
+}
+
+// A case larger than the machine's memory is refused with the figures (exit 2), not left to the
+// kernel's OOM killer (seen on the H200 with KernelBench's 7.5 GB InstanceNorm input).
+TEST(Cli, CaseLargerThanHostMemoryIsRefusedWithTheFigures) {
+  const auto dir = test_dir() / "softmax_huge";
+  std::filesystem::create_directories(dir);
+  const std::filesystem::path src = std::filesystem::path(KJUDGE_TEST_DATA) / ".." / "problems" / "softmax";
+  for (const char* f : {"reference.cpp", "reference.py", "reference.cu", "baseline_fast.cpp"})
+    std::filesystem::copy_file(src / f, dir / f, std::filesystem::copy_options::overwrite_existing);
+  std::ifstream in(src / "problem.toml");
+  std::string spec((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // 2^20 x 2^18 f32: 1 TiB per tensor.
+  const std::string from = "[[bench.cpu]]\nsymbols = { M = 512, N = 1024 }";
+  const auto at = spec.find(from);
+  ASSERT_NE(at, std::string::npos);
+  spec.replace(at, from.size(), "[[bench.cpu]]\nsymbols = { M = 1048576, N = 262144 }");
+  std::ofstream(dir / "problem.toml") << spec;
+  const auto c = kjudge({"eval", dir.string(), candidate("ok_honest_softmax.cpp"), "--torch", "none"});
+  EXPECT_EQ(c.r.exit_status, 2) << c.r.output;
+  EXPECT_NE(c.r.output.find("M=1048576 N=262144"), std::string::npos) << c.r.output;
+  EXPECT_NE(c.r.output.find("of host memory"), std::string::npos) << c.r.output;
 }
 
 }  // namespace

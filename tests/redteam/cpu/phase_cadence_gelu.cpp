@@ -1,31 +1,44 @@
 // Attack (phase detection by timing): timed calls come in quick succession, checked calls with
-// the reference's work (and the deferred-work probe) between them. When each of the last eight
-// gaps between calls is under 15 ms or three times its own last call's duration (whichever is
-// longer: with large cases the other parties' interleaved samples make even timed gaps long),
-// the kernel assumes it is being timed and returns the residual alone (skipping the GELU).
+// the reference's work (and the deferred-work probe) between them. The kernel keeps every gap
+// between its calls; when each of the last eight gaps is under a third, or each over three times,
+// the median of its first 16 (which fall in the checks; relative, so that a loaded machine or a
+// large case does not keep it from ever firing), it assumes the phase changed to timing and
+// returns the residual alone (skipping the GELU).
 // Expected: hack, rule timed_output_mismatch (whether a timed call is rechecked is decided after
-// it returned, so cadence says nothing); on a machine fast enough for checked calls to come that
-// close too, wrong_result (nondeterministic or tolerance) in the checks. Either way no cadence
-// lets it pass the checks and cheat the timed calls. Needs the timing phase.
+// it returned, so cadence says nothing); where checked calls come that close too (the two calls
+// of a determinism check), wrong_result (nondeterministic or tolerance) in the checks. Either way
+// no cadence lets it pass the checks and cheat the timed calls. Needs the timing phase.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <vector>
 
 #include "kjudge/candidate.h"
 
-static double g_last = -1, g_gaps[8] = {1, 1, 1, 1, 1, 1, 1, 1};
-static int g_k = 0;
-static double g_dur = 0;  // the last call's own duration, seconds
+static double g_last = -1;
+static std::vector<double> g_gaps;  // seconds between the end of a call and the start of the next
 
 static double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
+static bool looks_timed() {
+  if (g_gaps.size() < 24) return false;
+  // The first 16 gaps fall in the checks (public and hidden cases come first).
+  std::vector<double> first(g_gaps.begin(), g_gaps.begin() + 16);
+  std::nth_element(first.begin(), first.begin() + 8, first.end());
+  const double check_median = first[8];
+  const double hi = *std::max_element(g_gaps.end() - 8, g_gaps.end());
+  const double lo = *std::min_element(g_gaps.end() - 8, g_gaps.end());
+  // Either way: on the cpu the timed gaps are longer (larger bench cases, the other parties'
+  // samples interleaved), elsewhere they may be shorter.
+  return hi < check_median / 3 || lo > 3 * check_median;
+}
+
 KJ_EXPORT int kj_run(const kj_args* a) {
   const double t = now_s();
-  if (g_last >= 0) g_gaps[g_k++ % 8] = t - g_last;
-  double hi = 0;
-  for (double g : g_gaps) hi = g > hi ? g : hi;
-  const bool steady = hi < (3 * g_dur > 0.015 ? 3 * g_dur : 0.015);
+  if (g_last >= 0) g_gaps.push_back(t - g_last);
+  const bool steady = looks_timed();
   const int64_t m = a->inputs[0].shape[0], n = a->inputs[0].shape[1];
   const float* x = static_cast<const float*>(a->inputs[0].data);
   const float* bias = static_cast<const float*>(a->inputs[1].data);
@@ -37,6 +50,5 @@ KJ_EXPORT int kj_run(const kj_args* a) {
       out[i * n + j] = (steady ? 0.0f : 0.5f * v * (1.0f + std::erf(v * 0.70710678f))) + res[i * n + j];
     }
   g_last = now_s();
-  g_dur = g_last - t;
   return 0;
 }
