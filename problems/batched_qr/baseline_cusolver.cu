@@ -13,76 +13,20 @@
 
 #include "kjudge/candidate.h"
 #include "kjudge/cuda_util.cuh"
+#include "colmajor.cuh"
 
 namespace {
 
+using colmajor::dims_of;
+using colmajor::transpose_batch;
+using colmajor::transpose_batch_inplace;
+
 constexpr int status_cublas = 200;
-constexpr int tile = 32;
-constexpr int rows_per_pass = 8;  // blockDim (32, 8)
-constexpr unsigned max_grid_z = 65535;
 
 cublasHandle_t handle() {
   static cublasHandle_t h = nullptr;
   if (h == nullptr && cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) h = nullptr;
   return h;
-}
-
-bool dims_of(const kj_args* a, int64_t* b, int64_t* n) {
-  if (a == nullptr || a->n_inputs != 1 || a->n_outputs != 2) return false;
-  const kj_tensor& A = a->inputs[0];
-  const kj_tensor& H = a->outputs[0];
-  const kj_tensor& tau = a->outputs[1];
-  if (A.ndim != 3 || A.shape[1] != A.shape[2] || A.shape[0] < 0) return false;
-  *b = A.shape[0];
-  *n = A.shape[1];
-  return H.ndim == 3 && H.shape[0] == *b && H.shape[1] == *n && H.shape[2] == *n && tau.ndim == 2 &&
-         tau.shape[0] == *b && tau.shape[1] == *n;
-}
-
-// dst[b] = src[b]ᵀ for every n x n matrix of the batch (out of place).
-__global__ void transpose_batch(const float* __restrict__ src, float* __restrict__ dst, int64_t batch, int n) {
-  __shared__ float t[tile][tile + 1];
-  const int64_t nn = static_cast<int64_t>(n) * n;
-  for (int64_t b = blockIdx.z; b < batch; b += gridDim.z) {
-    const float* s = src + b * nn;
-    float* d = dst + b * nn;
-    const int r0 = blockIdx.y * tile, c0 = blockIdx.x * tile;
-    for (int r = threadIdx.y; r < tile; r += rows_per_pass) {
-      const int i = r0 + r, j = c0 + threadIdx.x;
-      if (i < n && j < n) t[r][threadIdx.x] = s[static_cast<int64_t>(i) * n + j];
-    }
-    __syncthreads();
-    for (int r = threadIdx.y; r < tile; r += rows_per_pass) {
-      const int i = c0 + r, j = r0 + threadIdx.x;  // d[i][j] = s[j][i]
-      if (i < n && j < n) d[static_cast<int64_t>(i) * n + j] = t[threadIdx.x][r];
-    }
-    __syncthreads();
-  }
-}
-
-// m[b] = m[b]ᵀ in place: the block of tile (ty, tx), tx >= ty, swaps it with tile (tx, ty).
-__global__ void transpose_batch_inplace(float* __restrict__ m, int64_t batch, int n) {
-  __shared__ float t1[tile][tile + 1], t2[tile][tile + 1];
-  const int tx = blockIdx.x, ty = blockIdx.y;
-  if (tx < ty) return;
-  const int64_t nn = static_cast<int64_t>(n) * n;
-  for (int64_t b = blockIdx.z; b < batch; b += gridDim.z) {
-    float* mb = m + b * nn;
-    for (int r = threadIdx.y; r < tile; r += rows_per_pass) {
-      const int i1 = ty * tile + r, j1 = tx * tile + threadIdx.x;
-      if (i1 < n && j1 < n) t1[r][threadIdx.x] = mb[static_cast<int64_t>(i1) * n + j1];
-      const int i2 = tx * tile + r, j2 = ty * tile + threadIdx.x;
-      if (i2 < n && j2 < n) t2[r][threadIdx.x] = mb[static_cast<int64_t>(i2) * n + j2];
-    }
-    __syncthreads();
-    for (int r = threadIdx.y; r < tile; r += rows_per_pass) {
-      const int i1 = ty * tile + r, j1 = tx * tile + threadIdx.x;  // new (i1, j1) = old (j1, i1)
-      if (i1 < n && j1 < n) mb[static_cast<int64_t>(i1) * n + j1] = t2[threadIdx.x][r];
-      const int i2 = tx * tile + r, j2 = ty * tile + threadIdx.x;
-      if (i2 < n && j2 < n) mb[static_cast<int64_t>(i2) * n + j2] = t1[threadIdx.x][r];
-    }
-    __syncthreads();
-  }
 }
 
 __global__ void pointer_arrays(float** a_ptrs, float** tau_ptrs, float* h, float* tau, int64_t batch, int n) {
@@ -119,9 +63,7 @@ KJ_EXPORT int kj_run(const kj_args* a) {
   auto** a_ptrs = static_cast<float**>(a->workspace);
   float** tau_ptrs = a_ptrs + b;
 
-  const unsigned tiles = static_cast<unsigned>((n + tile - 1) / tile);
-  const dim3 grid(tiles, tiles, static_cast<unsigned>(b < max_grid_z ? b : max_grid_z));
-  const dim3 block(tile, rows_per_pass);
+  const dim3 grid = colmajor::transpose_grid(b, n), block = colmajor::transpose_block();
   transpose_batch<<<grid, block, 0, s>>>(A, H, b, ni);
   pointer_arrays<<<static_cast<unsigned>((b + 255) / 256 < 4096 ? (b + 255) / 256 : 4096), 256, 0, s>>>(
       a_ptrs, tau_ptrs, H, tau, b, ni);

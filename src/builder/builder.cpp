@@ -99,7 +99,7 @@ build_result build_candidate(const build_request& r) {
     // sm_90a machine code for Hopper plus PTX so that other GPUs can JIT it.
     flags = {"-std=c++20", "-O3", "-shared", "-Xcompiler", "-fPIC", "-Xptxas", "-v",
              "-gencode=arch=compute_90a,code=sm_90a", "-gencode=arch=compute_90,code=compute_90",
-             "-lcublas", "-lcublasLt", "-I" + include_dir().string()};
+             "-lcublas", "-lcublasLt", "-lcusolver", "-I" + include_dir().string()};
   }
   for (const auto& f : r.extra_flags) flags.push_back(f);
   b.compiler = compiler_version(compiler);

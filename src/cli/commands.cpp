@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <iostream>
 
 #include "core/error.hpp"
@@ -413,6 +414,47 @@ int cmd_doctor(const std::string& device) {
   return 0;
 }
 
+// `kjudge build FILE...`: compiles candidates (or references, baselines) with the judge's own
+// builder and flags, the cache included, without running them; the ptxas resources of each
+// kernel on cuda. Exit 0 when every file compiles, 1 otherwise.
+int cmd_build(const std::vector<std::string>& files, const std::string& device, int jobs) {
+  if (files.empty()) throw usage_error("build: give one or more source files");
+  std::vector<std::future<build_result>> results(files.size());
+  const std::size_t width = static_cast<std::size_t>(std::max(1, jobs));
+  auto launch = [&](std::size_t i) {
+    results[i] = std::async(std::launch::async, [&files, &device, i] { return build_candidate(build_request{files[i], device}); });
+  };
+  for (std::size_t i = 0; i < std::min(width, files.size()); ++i) launch(i);
+  int failed = 0;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    build_result b;
+    try {
+      b = results[i].get();
+    } catch (const std::exception& e) {
+      b.ok = false;
+      b.diagnostics = e.what();
+    }
+    if (i + width < files.size()) launch(i + width);
+    std::printf("%-4s %s  (%s, %.1f s)\n", b.ok ? "ok" : "FAIL", files[i].c_str(), b.cached ? "cached" : "compiled", b.seconds);
+    if (b.resources.is_array())
+      for (const auto& r : b.resources)
+        if (r.is_object())
+          std::printf("       %s: %d registers, spills %d B stored / %d B loaded, %d B shared, %d B stack\n",
+                      r.value("kernel", std::string("?")).c_str(), r.value("registers", 0), r.value("spill_store_bytes", 0),
+                      r.value("spill_load_bytes", 0), r.value("shared_bytes", 0), r.value("stack_bytes", 0));
+    if (!b.ok) {
+      ++failed;
+      std::string d = b.diagnostics;
+      if (d.size() > 4000) d = d.substr(0, 4000) + "\n[... truncated]";
+      std::printf("%s\n", d.c_str());
+    }
+    std::fflush(stdout);
+  }
+  std::printf("%zu file(s): %zu compiled, %d failed (%s)\n", files.size(), files.size() - static_cast<std::size_t>(failed),
+              failed, device.c_str());
+  return failed == 0 ? 0 : 1;
+}
+
 int cmd_rules() {
   for (const auto& r : all_rules())
     std::printf("%-22s %-14s %s\n", std::string(r.name).c_str(), std::string(verdict_status_name(r.status)).c_str(),
@@ -502,6 +544,14 @@ int run(int argc, char** argv) {
 
   app.add_subcommand("rules", "the named correctness and anti-cheat rules");
 
+  std::vector<std::string> build_files;
+  std::string build_device = "cpu";
+  int build_jobs = 2;
+  auto* build = app.add_subcommand("build", "compile sources with the judge's builder and flags, without running them");
+  build->add_option("FILE", build_files, "candidate, reference or baseline sources (.cpp for cpu, .cu for cuda)")->required();
+  build->add_option("--device", build_device, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
+  build->add_option("-j,--jobs", build_jobs, "compilers at once")->check(CLI::Range(1, 64));
+
   std::string doctor_device = "cpu";
   auto* doctor = app.add_subcommand("doctor", "measure and cache the device ceilings (speed of light)");
   doctor->add_option("--device", doctor_device, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
@@ -539,6 +589,7 @@ int run(int argc, char** argv) {
   if (app.got_subcommand("validate")) return cmd_validate(vf, problem, all, sample);
   if (app.got_subcommand("history")) return cmd_history(problem, db_path, limit);
   if (app.got_subcommand("rules")) return cmd_rules();
+  if (app.got_subcommand("build")) return cmd_build(build_files, build_device, build_jobs);
   if (app.got_subcommand("doctor")) return cmd_doctor(doctor_device);
   if (app.got_subcommand("demo")) return cmd_demo(df, examples_dir);
   return 2;
