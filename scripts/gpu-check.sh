@@ -21,7 +21,8 @@
 #   cost    bench/cost-of-checks.sh on cuda (all rules against --rechecks 0)
 #   kb      KernelBench level 1 and 2 (a copy outside the project's history, in .kb/ or
 #           $KJ_KB_DIR: scripts/fetch-kernelbench.sh): imported, then `kjudge validate --all`
-#           over each level on cuda (KJ_KB_SAMPLE files per level, evenly spaced; 0: all)
+#           over each level on cuda (KJ_KB_SAMPLE files per level, evenly spaced; 0: all;
+#           KJ_KB_PART=I/N: one part of each level, for levels larger than one call)
 # Usage: scripts/gpu-check.sh [STAGE...]   (default: all stages, in this order)
 # Results go to $OUT (the device tool's folder) or ./gpu-check-out: summary.txt, results.json,
 # bench-1.json, bench-2.json, gpu-tests.json, logs.tar.gz; a short table is printed last.
@@ -319,12 +320,15 @@ if want kb; then
   for lvl in ${KJ_KB_LEVELS:-level1 level2}; do
     left=$(( DEADLINE - SECONDS ))
     if [ "$left" -lt 30 ]; then note "kb validate $lvl: not started, time limit"; continue; fi
+    # KJ_KB_PART=I/N validates one part of a level (a level takes more device time than one
+    # session has); KJ_KB_VALIDATE_FLAGS adds eval flags (e.g. "--hidden 2").
     timeout "$left" "$KJ" validate --all "kb/$lvl" --device cuda --budget "${KJ_KB_BUDGET:-1}" -q \
+        $( [ -n "${KJ_KB_PART:-}" ] && echo --part "$KJ_KB_PART" ) ${KJ_KB_VALIDATE_FLAGS:-} \
         >"$LOGS/kb-validate-$lvl.log" 2>&1
     rc=$?
     n_ok=$(grep -cE '^kb/\S+ +ok ' "$LOGS/kb-validate-$lvl.log")
     n_fail=$(grep -cE '^kb/\S+ +FAIL ' "$LOGS/kb-validate-$lvl.log")
-    note "kb validate $lvl: rc=$rc; $(grep -E 'problem\(s\) found|^--sample' "$LOGS/kb-validate-$lvl.log" | tr '\n' ' ') [lines: $n_ok ok, $n_fail FAIL$( [ $rc -eq 124 ] && echo ', cut at the time limit')]"
+    note "kb validate $lvl: rc=$rc; $(grep -E 'problem\(s\) found|^--sample|^--part|^ratio within' "$LOGS/kb-validate-$lvl.log" | tr '\n' ' ') [lines: $n_ok ok, $n_fail FAIL$( [ $rc -eq 124 ] && echo ', cut at the time limit')]"
     cp "$LOGS/kb-validate-$lvl.log" "$OUT/kb-validate-$lvl.txt"
     cp "$LOGS/kb-import-$lvl.log" "$OUT/kb-import-$lvl.txt" 2>/dev/null
   done

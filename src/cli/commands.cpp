@@ -12,6 +12,7 @@
 #include <fstream>
 #include <future>
 #include <iostream>
+#include <sstream>
 
 #include "core/error.hpp"
 #include "core/hash.hpp"
@@ -245,7 +246,7 @@ std::vector<std::filesystem::path> imported_problem_dirs(const std::string& pref
   return dirs;
 }
 
-int cmd_validate(const eval_flags& f, const std::string& problem, bool all, int sample) {
+int cmd_validate(const eval_flags& f, const std::string& problem, bool all, int sample, const std::string& part) {
   if (!all && problem.empty()) throw usage_error("validate: give a PROBLEM or --all");
   // `--all` alone walks the suite; `--all PREFIX` every imported problem under PREFIX (for
   // instance kb/level1 after `kjudge import kernelbench`).
@@ -273,13 +274,28 @@ int cmd_validate(const eval_flags& f, const std::string& problem, bool all, int 
     targets.push_back({p.name, p.dir, p, ""});
   }
   const std::size_t found = targets.size();
+  if (!part.empty()) {
+    // --part I/N: the problems whose index in the sorted list is I modulo N (complementary parts
+    // spread a level over several runs, e.g. one per session of device time).
+    unsigned i = 0, n = 0;
+    char slash = 0;
+    std::istringstream ps(part);
+    if (!(ps >> i >> slash >> n) || slash != '/' || n == 0 || i >= n || !ps.eof())
+      throw usage_error("--part " + part + ": expected I/N with 0 <= I < N, e.g. 0/3");
+    std::vector<target> picked;
+    for (std::size_t k = 0; k < targets.size(); ++k)
+      if (k % n == i) picked.push_back(std::move(targets[k]));
+    targets = std::move(picked);
+    std::printf("--part %s: %zu of the %zu problems found\n", part.c_str(), targets.size(), found);
+  }
   if (sample > 0 && static_cast<std::size_t>(sample) < targets.size()) {
     // Evenly spaced over the sorted list (the first included): a level's early and late
     // problems alike, the same ones on every run.
     std::vector<target> picked;
-    for (int i = 0; i < sample; ++i) picked.push_back(std::move(targets[static_cast<std::size_t>(i) * found / static_cast<std::size_t>(sample)]));
+    const std::size_t have = targets.size();
+    for (int i = 0; i < sample; ++i) picked.push_back(std::move(targets[static_cast<std::size_t>(i) * have / static_cast<std::size_t>(sample)]));
     targets = std::move(picked);
-    std::printf("--sample %d: %zu of the %zu problems found, evenly spaced\n", sample, targets.size(), found);
+    std::printf("--sample %d: %zu of the %zu problems, evenly spaced\n", sample, targets.size(), found);
   }
   int failures = 0;
   int timed = 0, within_band = 0;  // problems with a ratio; of those, ratio in [0.98, 1.02]
@@ -533,6 +549,8 @@ int run(int argc, char** argv) {
   int sample = 0;
   validate->add_option("--sample", sample, "with --all: judge only N problems, evenly spaced over the sorted list")
       ->check(CLI::Range(1, 100000));
+  std::string part;
+  validate->add_option("--part", part, "with --all: judge only part I of N (the problems at index I modulo N), e.g. 0/3");
   add_eval_flags(validate, vf);
 
   std::string db_path;
@@ -586,7 +604,7 @@ int run(int argc, char** argv) {
   if (app.got_subcommand("list")) return cmd_list();
   if (app.got_subcommand("show")) return cmd_show(problem);
   if (app.got_subcommand("eval")) return cmd_eval(ef, problem, candidate);
-  if (app.got_subcommand("validate")) return cmd_validate(vf, problem, all, sample);
+  if (app.got_subcommand("validate")) return cmd_validate(vf, problem, all, sample, part);
   if (app.got_subcommand("history")) return cmd_history(problem, db_path, limit);
   if (app.got_subcommand("rules")) return cmd_rules();
   if (app.got_subcommand("build")) return cmd_build(build_files, build_device, build_jobs);

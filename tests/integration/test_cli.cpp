@@ -126,5 +126,19 @@ TEST(Cli, CaseLargerThanHostMemoryIsRefusedWithTheFigures) {
   EXPECT_NE(c.r.output.find("of host memory"), std::string::npos) << c.r.output;
 }
 
+// validate --all --part I/N judges the problems at index I modulo N; parts are complementary.
+TEST(Cli, ValidatePartsSplitTheSuite) {
+  const auto a = kjudge({"validate", "--all", "--part", "0/3", "--no-timing", "--hidden", "1"});
+  const auto b = kjudge({"validate", "--all", "--part", "1/3", "--no-timing", "--hidden", "1"});
+  EXPECT_EQ(a.r.exit_status, 0) << a.r.output;
+  EXPECT_EQ(b.r.exit_status, 0) << b.r.output;
+  EXPECT_NE(a.r.output.find("--part 0/3: 2 of the 6 problems found"), std::string::npos) << a.r.output;
+  // Index 0 (the first suite problem by name) is in part 0, not in part 1.
+  EXPECT_NE(a.r.output.find("batched_qr "), std::string::npos) << a.r.output;
+  EXPECT_EQ(b.r.output.find("batched_qr "), std::string::npos) << b.r.output;
+  const auto bad = kjudge({"validate", "--all", "--part", "3/3"});
+  EXPECT_EQ(bad.r.exit_status, 2) << bad.r.output;
+}
+
 }  // namespace
 }  // namespace kjudge::test
