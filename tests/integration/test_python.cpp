@@ -134,7 +134,9 @@ TEST_F(Python, ModelNewJudgedByImportedName) {
 TEST_F(Python, ValidateAllOverAnImportedLevel) {
   import_level();
   const auto c = kj({"validate", "--all", "kb/level1", "--budget", "1", "--hidden", "2", "-q"});
-  EXPECT_NE(c.r.output.find("3 problem(s) found, 3 judged, 3 validated, 0 failed"), std::string::npos) << c.r.output;
+  // "judged" counts the walk; "validated"/"failed" depend on the bound (see above).
+  EXPECT_NE(c.r.output.find("3 problem(s) found, 3 judged,"), std::string::npos) << c.r.output;
+  EXPECT_NE(c.r.output.find("of the 3 problems timed"), std::string::npos) << c.r.output;
   for (const char* name : {"kb/level1/1_ScaledLeakyReLU", "kb/level1/2_LinearGELU", "kb/level1/3_RowSumLog"}) {
     const auto at = c.r.output.find(name);
     ASSERT_NE(at, std::string::npos) << name << "\n" << c.r.output;
