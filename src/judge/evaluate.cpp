@@ -1063,15 +1063,22 @@ json evaluate(const eval_options& o) {
         reject_failure(std::get<worker_failure>(started), "loading the candidate under compute-sanitizer");
       worker_process sw = std::get<worker_process>(std::move(started));
       json ran_cases = json::array();
+      std::optional<worker_failure> died;  // the candidate's worker failed under the tool
+      std::string died_during;
       for (const auto* list : {&plan.public_cases, &plan.hidden_cases}) {
-        if (list->empty()) continue;
+        if (list->empty() || died) continue;
         const planned_case& pc = list->front();
         const call_spec call = to_call(pc);
         const std::string ctx = "case " + pc.id + " under compute-sanitizer --tool " + o.sanitize;
         // The tool slows a call by 10-100x: a longer watchdog for these calls only.
-        get_json(sw.request(json{{"type", "run"}, {"call", to_json(call)}, {"repeats", 1}}, o.call_timeout_seconds * 50),
-                 ctx, "ran");
+        worker_reply r = sw.request(json{{"type", "run"}, {"call", to_json(call)}, {"repeats", 1}}, o.call_timeout_seconds * 50);
         ran_cases.push_back(pc.id);
+        if (std::holds_alternative<worker_failure>(r)) {
+          died = std::get<worker_failure>(r);
+          died_during = ctx;
+        } else {
+          get_json(std::move(r), ctx, "ran");
+        }
       }
       sw.stop();
       std::ifstream in(report);
@@ -1079,7 +1086,10 @@ json evaluate(const eval_options& o) {
       const sanitizer_summary ss = parse_sanitizer_report(text);
       json ev{{"tool", o.sanitize}, {"cases", ran_cases}, {"errors", ss.errors}, {"report", ss.excerpt}};
       result["sanitizer"] = ev;
-      if (!ss.found_summary)
+      // A worker that died under the tool: the tool's findings (a fault it names) come first, else
+      // the death is the verdict as anywhere else.
+      if (died && ss.errors == 0) reject_failure(*died, died_during);
+      if (!ss.found_summary && !died)
         throw internal_error("compute-sanitizer wrote no summary to " + report.string() + ":\n" + text.substr(0, 2000));
       if (ss.errors > 0)
         reject_rule("sanitizer",
