@@ -711,6 +711,13 @@ json evaluate(const eval_options& o) {
     throw usage_error("this evaluation needs Python: " + find_python_setup().unavailable);
   if (python_candidate && pyp.format.empty())
     throw usage_error(p.name + " has no Python form (reference.py) for a Python candidate");
+  // --sanitize runs last (after the timed rounds): what would stop it is said before anything runs.
+  if (!o.sanitize.empty()) {
+    if (o.device != "cuda") throw usage_error("--sanitize " + o.sanitize + ": needs --device cuda");
+    if (python_candidate) throw usage_error("--sanitize: CUDA candidates (.cu) only");
+    if (compute_sanitizer_path().empty())
+      throw usage_error("--sanitize: compute-sanitizer not found ($KJUDGE_COMPUTE_SANITIZER, /usr/local/cuda/bin, PATH)");
+  }
   const std::string source = read_file(o.candidate);
   const std::string candidate_sha = sha256_hex(source);
   const tolerance tol = tolerance_for(p, variant, o.tf32 && p.tf32_allowed);
@@ -1035,8 +1042,12 @@ json evaluate(const eval_options& o) {
 
     // --sanitize: the first public and the first hidden case again, in a worker started under
     // compute-sanitizer (without the sandbox: the tool's injected library talks to its front end
-    // over a socket). Errors it reports are a verdict; the sandboxed runs above stay the judged ones.
-    if (!o.sanitize.empty()) {
+    // over a socket). Errors it reports are a verdict; the sandboxed runs stay the judged ones.
+    // It runs last, after the timed rounds: an unsandboxed process of the candidate's could read
+    // the controller's secret (as root) and hand it to the sandboxed worker through its scratch
+    // directory before the rechecks are drawn from it.
+    auto run_sanitizer = [&]() {
+      if (o.sanitize.empty()) return;
       if (python_candidate) throw usage_error("--sanitize: CUDA candidates (.cu) only");
       progress("sanitizer", 0, 1, "compute-sanitizer --tool " + o.sanitize);
       const std::string tool = compute_sanitizer_path();
@@ -1097,9 +1108,10 @@ json evaluate(const eval_options& o) {
                      ran_cases.dump() + ": " + ss.first_error},
                     ev);
       progress("sanitizer", 1, 1, "no errors");
-    }
+    };
 
     if (!o.timing) {
+      run_sanitizer();
       verdict v;
       v.status = verdict_status::ok_not_faster;
       v.reasons = {"correct on " + std::to_string(done) + " cases; timing skipped (--no-timing)"};
@@ -1529,6 +1541,8 @@ json evaluate(const eval_options& o) {
     result["speedup"] = json{{"baseline", nc == 1 ? tcases[0]["strongest"].get<std::string>() : std::string("per-case strongest")},
                              {"median", head.median}, {"ci95", {head.ci.lo, head.ci.hi}},
                              {"geomean_over_cases", nc > 1}, {"per_baseline", per_baseline}};
+    for (auto& pt : parties) pt.worker->stop();  // the GPU quiet, the secret's use over
+    run_sanitizer();
     verdict v;
     v.status = head.ci.lo > 1.0 ? verdict_status::ok_faster : verdict_status::ok_not_faster;
     char buf[256];
