@@ -864,8 +864,8 @@ json evaluate(const eval_options& o) {
     }
 
     // `party`: a Python party's description (kjudge-worker-py); null for a shared object.
-    auto start_worker = [&](const std::filesystem::path& lib, const std::string& role, const std::string& label,
-                            const json& party = json()) -> worker_process* {
+    auto worker_options_for = [&](const std::filesystem::path& lib, const std::string& role, const std::string& label,
+                                  const json& party) {
       worker_options wo;
       wo.backend = o.device;
       wo.library = lib;
@@ -875,7 +875,10 @@ json evaluate(const eval_options& o) {
       wo.sandbox = o.sandbox;
       wo.scratch_dir = scratch_root / label;
       if (!party.is_null()) configure_python_worker(wo, party, scratch_root / (label + "-party"));
-      auto r = worker_process::start(wo);
+      return wo;
+    };
+    auto adopt_worker = [&](std::variant<worker_process, worker_failure>&& r, const std::string& role,
+                            const std::string& label) -> worker_process* {
       if (std::holds_alternative<worker_failure>(r)) {
         const auto& f = std::get<worker_failure>(r);
         if (role != "candidate") throw internal_error("the " + label + " worker failed to start: " + f.message + "\n" + f.log_tail);
@@ -883,6 +886,10 @@ json evaluate(const eval_options& o) {
       }
       workers.push_back(std::make_unique<worker_process>(std::get<worker_process>(std::move(r))));
       return workers.back().get();
+    };
+    auto start_worker = [&](const std::filesystem::path& lib, const std::string& role, const std::string& label,
+                            const json& party = json()) -> worker_process* {
+      return adopt_worker(worker_process::start(worker_options_for(lib, role, label, party)), role, label);
     };
     // The reference always runs on the host in its own worker (the oracle's data source).
     progress("workers", 0, 1, "starting the reference and candidate workers");
@@ -1137,15 +1144,28 @@ json evaluate(const eval_options& o) {
         torch_info["skipped"] = ps.unavailable;
         kinds.clear();
       }
+      // The torch parties' processes start at once (each imports torch and initialises its
+      // device, seconds apiece); their compiles below stay one after another, since
+      // max-autotune benchmarks on the GPU and must not share it with another party's tuning.
+      progress("warm-up", 0, 1, "starting " + std::to_string(kinds.size()) + " torch parties");
+      std::vector<std::variant<worker_process, worker_failure>> started;
+      std::vector<std::string> labels;
       for (const auto& kind : kinds) {
         const auto mode = torch_compile_mode(kind);
         std::string label = kind;
         std::replace(label.begin(), label.end(), ':', '-');
-        progress("warm-up", 0, 1, kind + (mode ? " (compiling)" : ""));
-        worker_process* w = start_worker(pyp.file, "baseline", "baseline-" + label,
-                                         python_party(p, pyp, "baseline", pyp.file, python_party_kind(pyp, "baseline"),
-                                                      pyp.entry, mode, o.tf32, o.device, variant, ps));
-        parties.push_back({kind, pyp.file, sha256_hex(read_file(pyp.file)), w, false, true});
+        labels.push_back("baseline-" + label);
+        worker_options wo = worker_options_for(pyp.file, "baseline", labels.back(),
+                                               python_party(p, pyp, "baseline", pyp.file, python_party_kind(pyp, "baseline"),
+                                                            pyp.entry, mode, o.tf32, o.device, variant, ps));
+        started.push_back(worker_process::launch(wo));
+      }
+      for (auto& st : started)  // every one loading already; then each one's "ready" in turn
+        if (std::holds_alternative<worker_process>(st))
+          if (auto f = std::get<worker_process>(st).await_ready()) st = std::move(*f);
+      for (std::size_t k = 0; k < kinds.size(); ++k) {
+        worker_process* w = adopt_worker(std::move(started[k]), "baseline", labels[k]);
+        parties.push_back({kinds[k], pyp.file, sha256_hex(read_file(pyp.file)), w, false, true});
         python_parties.push_back(parties.size() - 1);
       }
     }

@@ -78,7 +78,7 @@ worker_process& worker_process::operator=(worker_process&& o) noexcept {
 
 worker_process::~worker_process() { stop(); }
 
-std::variant<worker_process, worker_failure> worker_process::start(const worker_options& o) {
+std::variant<worker_process, worker_failure> worker_process::launch(const worker_options& o) {
   worker_process w;
   w.m_options = o;
   std::filesystem::create_directories(o.scratch_dir);
@@ -167,19 +167,30 @@ std::variant<worker_process, worker_failure> worker_process::start(const worker_
   json hello{{"type", "hello"}, {"library", o.library.string()}, {"role", o.role},
              {"backend", o.backend}, {"sandbox", o.sandbox}, {"protocol", 1}};
   if (!w.m_channel.send(hello)) return w.classify_death(worker_fault::crash, "the worker did not start");
-  auto r = w.receive(o.start_timeout_seconds);
+  return std::variant<worker_process, worker_failure>(std::in_place_index<0>, std::move(w));
+}
+
+std::optional<worker_failure> worker_process::await_ready() {
+  auto r = receive(m_options.start_timeout_seconds);
   if (std::holds_alternative<worker_failure>(r)) {
     auto f = std::get<worker_failure>(std::move(r));
-    w.stop();
+    stop();
     return f;
   }
-  w.m_ready = std::get<json>(std::move(r));
-  if (w.m_ready.value("type", "") != "ready") {
-    worker_failure f{worker_fault::forged_message, "unexpected first message: " + w.m_ready.dump().substr(0, 200)};
-    w.stop();
+  m_ready = std::get<json>(std::move(r));
+  if (m_ready.value("type", "") != "ready") {
+    worker_failure f{worker_fault::forged_message, "unexpected first message: " + m_ready.dump().substr(0, 200)};
+    stop();
     return f;
   }
-  return std::variant<worker_process, worker_failure>(std::in_place_index<0>, std::move(w));
+  return std::nullopt;
+}
+
+std::variant<worker_process, worker_failure> worker_process::start(const worker_options& o) {
+  auto launched = launch(o);
+  if (std::holds_alternative<worker_failure>(launched)) return launched;
+  if (auto f = std::get<worker_process>(launched).await_ready()) return *f;
+  return launched;
 }
 
 bool worker_process::send(const json& message) { return m_channel.send(message); }

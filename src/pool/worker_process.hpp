@@ -73,6 +73,12 @@ class worker_process {
   // Starts the worker and performs the hello/ready handshake. On success the ready message is
   // available from ready().
   static std::variant<worker_process, worker_failure> start(const worker_options& o);
+  // start() in two steps, so that several workers load at once: launch() forks the worker and
+  // sends it its hello (it starts loading), await_ready() waits for its "ready". Both from the
+  // thread that owns the workers: PR_SET_PDEATHSIG kills a worker when the thread that forked it
+  // ends, not only the process.
+  static std::variant<worker_process, worker_failure> launch(const worker_options& o);
+  std::optional<worker_failure> await_ready();
 
   // Sends `request` and waits up to `timeout_s` for the reply (any type other than error).
   worker_reply request(const json& request, double timeout_s);
