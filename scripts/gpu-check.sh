@@ -220,7 +220,7 @@ if want torch; then
   # where the problem has one, torch eager and each torch.compile mode (TF32 on), with the
   # fraction of the speed of light; written to $OUT/torch-table.md.
   # Entries: PROBLEM:DTYPE[:CANDIDATE] (default candidate examples/PROBLEM/fast.cu).
-  for pd in ${KJ_TORCH_PROBLEMS:-softmax:bf16 layernorm:f32 rmsnorm:bf16 gelu_bias_residual:f32 matmul_bias_relu:f32}; do
+  for pd in ${KJ_TORCH_PROBLEMS:-softmax:bf16 layernorm:f32 rmsnorm:bf16 gelu_bias_residual:f32 matmul_bias_relu:f32 batched_qr:f32:examples/batched_qr/naive.cu}; do
     IFS=: read -r p dt cand <<<"$pd"
     # Worker logs and scratch kept (KJUDGE_KEEP_SCRATCH): a baseline that dies leaves its log.
     export KJUDGE_KEEP_SCRATCH=1
