@@ -8,6 +8,8 @@
 #include <map>
 #include <mutex>
 #include <regex>
+#include <set>
+#include <sstream>
 
 #include "core/error.hpp"
 #include "core/hash.hpp"
@@ -32,6 +34,40 @@ std::string compiler_version(const std::string& compiler) {
   }
   v = v.substr(0, v.find('\n'));
   return memo[compiler] = v;
+}
+
+// Every file a source pulls in with #include "..." (found next to the including file, or in the
+// judge's include directory: kjudge/reference_util.h, kjudge/cuda_util.cuh, a problem's own
+// colmajor.cuh), recursively, as path and content: part of the cache key, so that editing a
+// header rebuilds what includes it. <...> includes are the system's and the compiler's version
+// stands for them.
+void add_included_files(const std::filesystem::path& file, const std::string& text, std::set<std::filesystem::path>& seen,
+                        std::string& out) {
+  static const std::regex include_re(R"re(^\s*#\s*include\s*"([^"]+)")re");
+  std::istringstream in(text);
+  std::string line;
+  std::smatch m;
+  while (std::getline(in, line)) {
+    if (!std::regex_search(line, m, include_re)) continue;
+    std::error_code ec;
+    for (const auto& dir : {file.parent_path(), include_dir()}) {
+      const auto path = std::filesystem::weakly_canonical(dir / m[1].str(), ec);
+      if (ec || !std::filesystem::is_regular_file(path, ec)) continue;
+      if (seen.insert(path).second) {
+        const std::string content = read_file(path);
+        out += "\n--include " + m[1].str() + "\n" + content;
+        add_included_files(path, content, seen, out);
+      }
+      break;
+    }
+  }
+}
+
+std::string included_files_material(const std::filesystem::path& source, const std::string& text) {
+  std::set<std::filesystem::path> seen;
+  std::string out;
+  add_included_files(std::filesystem::absolute(source), text, seen, out);
+  return out;
 }
 
 std::string nvcc_path() {
@@ -103,7 +139,8 @@ build_result build_candidate(const build_request& r) {
   }
   for (const auto& f : r.extra_flags) flags.push_back(f);
   b.compiler = compiler_version(compiler);
-  std::string key_material = src + "\n--\n" + read_file(include_dir() / "kjudge" / "candidate.h") + "\n--\n" + b.compiler;
+  std::string key_material = src + "\n--\n" + read_file(include_dir() / "kjudge" / "candidate.h") + "\n--\n" +
+                             included_files_material(r.source, src) + "\n--\n" + b.compiler;
   for (const auto& f : flags) key_material += "\n" + f;
   const std::string key = sha256_hex(key_material);
   const auto dir = cache_root() / "build" / key.substr(0, 2) / key;
