@@ -14,10 +14,10 @@
 #include "kjudge/candidate.h"
 #include "kjudge/cuda_util.cuh"
 #include "colmajor.cuh"
+#include "qr_args.h"
 
 namespace {
 
-using colmajor::dims_of;
 using colmajor::transpose_batch;
 using colmajor::transpose_batch_inplace;
 
@@ -41,15 +41,15 @@ __global__ void pointer_arrays(float** a_ptrs, float** tau_ptrs, float* h, float
 }  // namespace
 
 KJ_EXPORT size_t kj_workspace_bytes(const kj_args* a) {
-  int64_t b = 0, n = 0;
-  if (!dims_of(a, &b, &n)) return 0;
-  return 2 * static_cast<size_t>(b) * sizeof(float*);
+  qr_args::dims d;
+  if (qr_args::check(a, &d) != kjref::status_ok) return 0;
+  return 2 * static_cast<size_t>(d.b) * sizeof(float*);
 }
 
 KJ_EXPORT int kj_run(const kj_args* a) {
-  int64_t b = 0, n = 0;
-  if (!dims_of(a, &b, &n)) return kjref::status_bad_args;
-  if (!kjref::all_contiguous(a)) return kjref::status_bad_layout;
+  qr_args::dims d;
+  if (int st = qr_args::check(a, &d)) return st;
+  const int64_t b = d.b, n = d.n;
   if (!kjref::same_dtype(a, KJ_F32)) return kjref::status_bad_dtype;
   if (b == 0 || n == 0) return kjref::status_ok;
   if (n > 0x7fffffff || b > 0x7fffffff || a->workspace_bytes < 2 * static_cast<size_t>(b) * sizeof(float*))

@@ -13,6 +13,7 @@
 #include "kjudge/candidate.h"
 #include "kjudge/cuda_util.cuh"
 #include "colmajor.cuh"
+#include "qr_args.h"
 
 namespace {
 
@@ -34,9 +35,9 @@ solver_state& state() {
 }  // namespace
 
 KJ_EXPORT int kj_run(const kj_args* a) {
-  int64_t b = 0, n = 0;
-  if (!colmajor::dims_of(a, &b, &n)) return kjref::status_bad_args;
-  if (!kjref::all_contiguous(a)) return kjref::status_bad_layout;
+  qr_args::dims d;
+  if (int st = qr_args::check(a, &d)) return st;
+  const int64_t b = d.b, n = d.n;
   if (!kjref::same_dtype(a, KJ_F32)) return kjref::status_bad_dtype;
   if (b == 0 || n == 0) return kjref::status_ok;
   if (n > 0x7fffffff) return kjref::status_bad_args;

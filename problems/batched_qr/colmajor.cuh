@@ -1,5 +1,5 @@
 // Column-major helpers shared by batched_qr's vendor baselines (cuBLAS and cuSOLVER are
-// column-major, the problem is row-major): the call's shape check and the batched transposes
+// column-major, the problem is row-major): the batched transposes
 // (32 x 32 tiles through shared memory, blockDim (32, 8), grid (tiles, tiles, min(batch, 65535))).
 #ifndef KJUDGE_PROBLEMS_BATCHED_QR_COLMAJOR_CUH
 #define KJUDGE_PROBLEMS_BATCHED_QR_COLMAJOR_CUH
@@ -13,18 +13,6 @@ namespace colmajor {
 constexpr int tile = 32;
 constexpr int rows_per_pass = 8;  // blockDim (32, 8)
 constexpr unsigned max_grid_z = 65535;
-
-inline bool dims_of(const kj_args* a, int64_t* b, int64_t* n) {
-  if (a == nullptr || a->n_inputs != 1 || a->n_outputs != 2) return false;
-  const kj_tensor& A = a->inputs[0];
-  const kj_tensor& H = a->outputs[0];
-  const kj_tensor& tau = a->outputs[1];
-  if (A.ndim != 3 || A.shape[1] != A.shape[2] || A.shape[0] < 0) return false;
-  *b = A.shape[0];
-  *n = A.shape[1];
-  return H.ndim == 3 && H.shape[0] == *b && H.shape[1] == *n && H.shape[2] == *n && tau.ndim == 2 &&
-         tau.shape[0] == *b && tau.shape[1] == *n;
-}
 
 // dst[b] = src[b]ᵀ for every n x n matrix of the batch (out of place).
 __global__ void transpose_batch(const float* __restrict__ src, float* __restrict__ dst, int64_t batch, int n) {

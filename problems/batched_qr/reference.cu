@@ -14,29 +14,15 @@
 #include <cuda_runtime.h>
 
 #include "kjudge/candidate.h"
+#include "qr_args.h"
 #include "kjudge/cuda_util.cuh"
 
 namespace {
 
 constexpr int threads = 256;
 
-struct dims {
-  int64_t b = 0, n = 0;
-};
-
-int check(const kj_args* a, dims* d) {
-  if (a == nullptr || a->n_inputs != 1 || a->n_outputs != 2) return kjref::status_bad_args;
-  const kj_tensor& A = a->inputs[0];
-  const kj_tensor& H = a->outputs[0];
-  const kj_tensor& tau = a->outputs[1];
-  if (A.ndim != 3 || A.shape[1] != A.shape[2] || A.shape[0] < 0 || A.shape[1] < 0) return kjref::status_bad_args;
-  d->b = A.shape[0];
-  d->n = A.shape[1];
-  if (H.ndim != 3 || H.shape[0] != d->b || H.shape[1] != d->n || H.shape[2] != d->n) return kjref::status_bad_args;
-  if (tau.ndim != 2 || tau.shape[0] != d->b || tau.shape[1] != d->n) return kjref::status_bad_args;
-  if (!kjref::all_contiguous(a)) return kjref::status_bad_layout;
-  return kjref::status_ok;
-}
+using qr_args::check;
+using qr_args::dims;
 
 // Dynamic shared memory: v[n] then w[n], of T.
 template <class T>
