@@ -172,27 +172,9 @@ call_spec to_call(const planned_case& c) {
   return s;
 }
 
-// Copies of large slots (hundreds of MiB per recheck on device-sized cases) run on the oracle's
-// threads: one thread's memcpy and first-touch page faults cost more than the comparison.
-void parallel_copy(void* dst, const void* src, std::size_t bytes) {
-  constexpr std::size_t grain = 1 << 16;  // bytes; chunk boundaries
-  detail::parallel_chunks(bytes, grain, [&](std::size_t, std::size_t b, std::size_t e) {
-    std::memcpy(static_cast<std::byte*>(dst) + b, static_cast<const std::byte*>(src) + b, e - b);
-  });
-}
-
-bool parallel_equal(const void* a, const void* b, std::size_t bytes) {
-  constexpr std::size_t grain = 1 << 16;
-  std::vector<char> same(detail::oracle_threads(bytes), 1);
-  detail::parallel_chunks(bytes, grain, [&](std::size_t c, std::size_t lo, std::size_t hi) {
-    same[c] = std::memcmp(static_cast<const std::byte*>(a) + lo, static_cast<const std::byte*>(b) + lo, hi - lo) == 0;
-  });
-  return std::all_of(same.begin(), same.end(), [](char x) { return x != 0; });
-}
-
 host_tensor tensor_from_arena(shared_arena& a, const arena_slot& s, tensor_desc d) {
   host_tensor t(std::move(d));
-  parallel_copy(t.data(), a.at(s.offset, s.bytes), std::min(s.bytes, t.nbytes()));
+  detail::parallel_copy(t.data(), a.at(s.offset, s.bytes), std::min(s.bytes, t.nbytes()));
   return t;
 }
 
@@ -412,7 +394,7 @@ void check_inputs_unchanged(shared_arena& arena, const call_spec& c, const std::
     const auto& s = find_slot(layout, slot_kind::input_after, int(i));
     const std::byte* after = arena.at(s.offset, s.bytes);
     const auto* before = static_cast<const std::byte*>(ref.inputs[i].data());
-    if (!parallel_equal(after, before, s.bytes)) {
+    if (!detail::parallel_equal(after, before, s.bytes)) {
       std::size_t first = 0, changed = 0;
       const std::size_t es = dtype_size(c.inputs[i].desc.type);
       for (std::size_t e = 0; e < ref.inputs[i].numel(); ++e)

@@ -326,7 +326,7 @@ determinism_result compare_runs(const host_tensor& a, const host_tensor& b, cons
   }
   determinism_result res;
   const std::size_t n = a.numel();
-  if (n == 0 || std::memcmp(a.data(), b.data(), a.nbytes()) == 0) return res;
+  if (n == 0 || detail::parallel_equal(a.data(), b.data(), a.nbytes())) return res;
 
   res.bitwise_equal = false;
   const std::size_t size = dtype_size(a.desc().type);

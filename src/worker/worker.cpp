@@ -118,6 +118,13 @@ class session {
   void send_error(const std::string& kind, const std::string& msg) {
     m_ch.send(json{{"type", "error"}, {"kind", kind}, {"message", msg}});
   }
+  // Whether a request's arena slots fit the arena; when not, says so to the controller (the
+  // controller sized the arena for its largest call: a mismatch is the judge's error).
+  bool fits_arena(const std::vector<arena_slot>& layout) {
+    if (layout_bytes(layout) <= m_arena.size()) return true;
+    send_error("internal", "arena too small for this call");
+    return false;
+  }
 
   struct call_buffers {
     std::vector<guarded_buffer> inputs;
@@ -449,10 +456,7 @@ void session::handle_run(const json& m) {
   const call_spec c = call_from_json(m.at("call"));
   const int repeats = m.value("repeats", 1);
   const auto layout = candidate_layout(c, repeats);
-  if (layout_bytes(layout) > m_arena.size()) {
-    send_error("internal", "arena too small for this call");
-    return;
-  }
+  if (!fits_arena(layout)) return;
   call_buffers cb;
   alloc_inputs(cb, c);
   json rcs = json::array(), guards = json::array(), deferred = json::array(), secs = json::array();
@@ -497,10 +501,7 @@ void session::handle_reference(const json& m) {
   }
   const call_spec c = call_from_json(m.at("call"));
   const auto layout = reference_layout(c);
-  if (layout_bytes(layout) > m_arena.size()) {
-    send_error("internal", "arena too small for this call");
-    return;
-  }
+  if (!fits_arena(layout)) return;
   auto host = host_inputs(c);
   for (std::size_t i = 0; i < host.size(); ++i) {
     const auto& s = find_slot(layout, slot_kind::input_generated, static_cast<int>(i));
@@ -585,10 +586,7 @@ void session::handle_check(const json& m) {
   }
   const call_spec c = call_from_json(m.at("call"));
   const auto layout = reference_layout(c);
-  if (layout_bytes(layout) > m_arena.size()) {
-    send_error("internal", "arena too small for this call");
-    return;
-  }
+  if (!fits_arena(layout)) return;
   auto host = host_inputs(c);
   std::vector<host_tensor> outs;
   std::vector<kj_tensor> in_views, out_views;
@@ -611,10 +609,7 @@ void session::handle_check(const json& m) {
 void session::handle_reference_device(const json& m) {
   const call_spec c = call_from_json(m.at("call"));
   const auto layout = reference_layout(c);
-  if (layout_bytes(layout) > m_arena.size()) {
-    send_error("internal", "arena too small for this call");
-    return;
-  }
+  if (!fits_arena(layout)) return;
   call_buffers cb;
   std::vector<guarded_buffer> in64, out64;
   auto release_all = [&] {

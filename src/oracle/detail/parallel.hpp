@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstring>
 #include <thread>
 #include <vector>
 
@@ -41,6 +42,23 @@ std::size_t parallel_chunks(std::size_t n, std::size_t align, Fn&& fn) {
   }
   for (auto& th : pool) th.join();
   return t;
+}
+
+// memcpy and memcmp of large buffers on the same threads: hundreds of MiB per recheck on
+// device-sized cases, where one thread's copy and first-touch page faults cost more than the
+// comparison itself. Chunk boundaries are multiples of 64 KiB.
+inline void parallel_copy(void* dst, const void* src, std::size_t bytes) {
+  parallel_chunks(bytes, std::size_t{1} << 16, [&](std::size_t, std::size_t b, std::size_t e) {
+    std::memcpy(static_cast<std::byte*>(dst) + b, static_cast<const std::byte*>(src) + b, e - b);
+  });
+}
+
+inline bool parallel_equal(const void* a, const void* b, std::size_t bytes) {
+  std::vector<char> same(oracle_threads(bytes), 1);
+  parallel_chunks(bytes, std::size_t{1} << 16, [&](std::size_t c, std::size_t lo, std::size_t hi) {
+    same[c] = std::memcmp(static_cast<const std::byte*>(a) + lo, static_cast<const std::byte*>(b) + lo, hi - lo) == 0;
+  });
+  return std::all_of(same.begin(), same.end(), [](char x) { return x != 0; });
 }
 
 }  // namespace kjudge::detail
