@@ -2,9 +2,8 @@
 # The cost of the per-call checks (issue "Anti-cheat", figure "time to verdict with all rules on is
 # at most 1.5x the time without the per-call rechecks and the trace"): each suite problem's fast
 # example judged with every rule (default: one timed call rechecked per round) and with
-# `--rechecks 0`, alternately, RUNS times each, build cache warm (compile time is not a check).
-# On cpu there is no kernel trace; on cuda the trace of checked calls cannot be switched off, so
-# there this measures the rechecks alone.
+# `--rechecks 0` (and on cuda `--no-trace`: no CUPTI trace of checked calls), alternately, RUNS
+# times each, build cache warm (compile time is not a check). On cpu there is no kernel trace.
 # Usage: bench/cost-of-checks.sh [DEVICE] [BUILD_DIR]   (a quiet machine: the figures are timings)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,7 +19,8 @@ echo "# cost of the checks, $device, $(date -u +%Y-%m-%dT%H:%M:%SZ), $runs runs 
 echo "- machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) logical cores; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "- kjudge $(git rev-parse --short HEAD 2>/dev/null || echo unknown); default budget, cold mode, torch baselines off"
 echo
-echo "| problem | all rules: median s (min-max) | --rechecks 0: median s (min-max) | ratio | rechecks per run |"
+off_label="--rechecks 0"; [ "$device" = cuda ] && off_label="--rechecks 0 --no-trace"
+echo "| problem | all rules: median s (min-max) | $off_label: median s (min-max) | ratio | rechecks per run |"
 echo "|---|---|---|---|---|"
 ratios=()
 for p in ${PROBLEMS:-gelu_bias_residual layernorm rmsnorm softmax matmul_bias_relu}; do
@@ -29,7 +29,8 @@ for p in ${PROBLEMS:-gelu_bias_residual layernorm rmsnorm softmax matmul_bias_re
   on=(); off=(); nre=""
   for i in $(seq "$runs"); do
     for setting in on off; do
-      flags=(); [ $setting = off ] && flags=(--rechecks 0)
+      flags=()
+      if [ $setting = off ]; then flags=(--rechecks 0); [ "$device" = cuda ] && flags+=(--no-trace); fi
       "$kj" eval "$p" "$cand" --device "$device" --no-store -q --torch none --json "$tmp/r.json" "${flags[@]}" >/dev/null 2>&1 || true
       t=$(python3 -c "import json;print(json.load(open('$tmp/r.json'))['time_to_verdict_s'])")
       if [ $setting = on ]; then on+=("$t"); nre=$(python3 -c "import json;print(json.load(open('$tmp/r.json'))['timing']['rechecks']['count'])"); else off+=("$t"); fi

@@ -303,7 +303,17 @@ if want kb; then
     t0=$(date +%s)
     src=$KB/$lvl
     sample=${KJ_KB_SAMPLE:-0}
-    if [ "$sample" -gt 0 ]; then
+    if [ -n "${KJ_KB_PART:-}" ]; then
+      # KJ_KB_PART=I/N: only the files whose index in KernelBench's numbering is I modulo N are
+      # imported and validated (importing a whole level costs a call's time before any validation).
+      part_i=${KJ_KB_PART%/*}; part_n=${KJ_KB_PART#*/}
+      src=$BUILD/kb-part/$lvl
+      rm -rf "$src" "$KJUDGE_IMPORTED/kb/$lvl"
+      mkdir -p "$src"
+      mapfile -t all < <(ls "$KB/$lvl" | grep '\.py$' | sort -V)
+      for ((i = part_i; i < ${#all[@]}; i += part_n)); do cp "$KB/$lvl/${all[$i]}" "$src/"; done
+      note "kb $lvl: part $KJ_KB_PART, $(ls "$src" | wc -l) of ${#all[@]} files: $(ls "$src" | sort -V | tr '\n' ' ')"
+    elif [ "$sample" -gt 0 ]; then
       # KJ_KB_SAMPLE files, evenly spaced in KernelBench's numbering (the device time of one
       # session does not cover 200 validations), imported and validated under kb/LEVEL.
       src=$BUILD/kb-sample/$lvl
@@ -320,10 +330,10 @@ if want kb; then
   for lvl in ${KJ_KB_LEVELS:-level1 level2}; do
     left=$(( DEADLINE - SECONDS ))
     if [ "$left" -lt 30 ]; then note "kb validate $lvl: not started, time limit"; continue; fi
-    # KJ_KB_PART=I/N validates one part of a level (a level takes more device time than one
-    # session has); KJ_KB_VALIDATE_FLAGS adds eval flags (e.g. "--hidden 2").
+    # With KJ_KB_PART only that part was imported (above); KJ_KB_VALIDATE_FLAGS adds eval flags
+    # (e.g. "--hidden 2").
     timeout "$left" "$KJ" validate --all "kb/$lvl" --device cuda --budget "${KJ_KB_BUDGET:-1}" -q \
-        $( [ -n "${KJ_KB_PART:-}" ] && echo --part "$KJ_KB_PART" ) ${KJ_KB_VALIDATE_FLAGS:-} \
+        ${KJ_KB_VALIDATE_FLAGS:-} \
         >"$LOGS/kb-validate-$lvl.log" 2>&1
     rc=$?
     n_ok=$(grep -cE '^kb/\S+ +ok ' "$LOGS/kb-validate-$lvl.log")

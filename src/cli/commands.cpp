@@ -116,6 +116,7 @@ struct eval_flags {
   std::string seed;
   double call_timeout = 30;
   int rechecks = -1;  // -1: the device's default (eval_options::rechecks_per_round)
+  bool no_trace = false;
   double memory_limit_mib = 4096;
   std::string torch;
   double shape_scale = 0;
@@ -153,6 +154,9 @@ void add_eval_flags(CLI::App* c, eval_flags& f) {
                 "timed calls rechecked per case and round (default: 2 on cpu, 1 on cuda; 0 only to measure what "
                 "the rechecks cost: a candidate that changes its output when timed is then not caught)")
       ->check(CLI::Range(0, 100));
+  c->add_flag("--no-trace", f.no_trace,
+              "cuda: no kernel trace of checked calls (only to measure what the trace costs: work on other streams, "
+              "after the stop event, library kernels and peak memory are then not checked)");
   c->add_option("--memory-limit", f.memory_limit_mib, "address-space limit of a cpu worker, MiB");
   c->add_flag("-q,--quiet", f.quiet, "no progress display");
 }
@@ -177,6 +181,7 @@ eval_options to_options(const eval_flags& f, const std::string& problem, const s
   o.shape_scale = f.shape_scale;
   o.call_timeout_seconds = f.call_timeout;
   o.rechecks_per_round = f.rechecks;
+  o.trace = !f.no_trace;
   if (!f.torch.empty()) o.torch_baselines = parse_torch_baselines(f.torch);
   o.memory_limit_bytes = static_cast<std::size_t>(f.memory_limit_mib * 1024 * 1024);
   if (f.call_timeout <= 0) throw usage_error("--call-timeout: expected a positive number of seconds");

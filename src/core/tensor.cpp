@@ -31,7 +31,9 @@ std::size_t tensor_desc::row_length() const {
   return shape.empty() ? 1 : static_cast<std::size_t>(shape.back() > 0 ? shape.back() : 1);
 }
 
-void aligned_free::operator()(void* p) const noexcept { std::free(p); }
+void aligned_free::operator()(void* p) const noexcept {
+  if (owned) std::free(p);
+}
 
 std::unique_ptr<std::byte, aligned_free> aligned_bytes(std::size_t n) {
   const std::size_t rounded = ((n + 63) / 64) * 64;
@@ -41,6 +43,13 @@ std::unique_ptr<std::byte, aligned_free> aligned_bytes(std::size_t n) {
 }
 
 host_tensor::host_tensor(tensor_desc desc) : m_desc(std::move(desc)), m_data(aligned_bytes(m_desc.nbytes())) {}
+
+host_tensor host_tensor::borrowed(tensor_desc desc, void* data) {
+  host_tensor t;
+  t.m_desc = std::move(desc);
+  t.m_data = std::unique_ptr<std::byte, aligned_free>(static_cast<std::byte*>(data), aligned_free{false});
+  return t;
+}
 
 host_tensor host_tensor::converted(dtype t) const {
   tensor_desc d = m_desc;

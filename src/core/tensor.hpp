@@ -26,6 +26,7 @@ struct tensor_desc {
 };
 
 struct aligned_free {
+  bool owned = true;  // false: the bytes belong to someone else (host_tensor::borrowed)
   void operator()(void* p) const noexcept;
 };
 
@@ -33,6 +34,9 @@ class host_tensor {
  public:
   host_tensor() = default;
   explicit host_tensor(tensor_desc desc);
+  // A tensor over bytes it does not own (a worker's arena): no copy, no allocation. The caller
+  // keeps the bytes alive and unchanged for the tensor's life.
+  static host_tensor borrowed(tensor_desc desc, void* data);
 
   [[nodiscard]] const tensor_desc& desc() const { return m_desc; }
   [[nodiscard]] void* data() { return m_data.get(); }

@@ -104,6 +104,14 @@ class cuda_backend final : public backend {
   void* stream() override { return m_stream.get(); }
   void synchronize() override { KJ_CUDA_CHECK(cudaStreamSynchronize(m_stream.get())); }
   void synchronize_all() override { KJ_CUDA_CHECK(cudaDeviceSynchronize()); }
+  byte_changes compare_with_host(const guarded_buffer& b, const void* host, std::size_t bytes,
+                                 std::vector<std::byte>& scratch) override;
+  void reserve_compare(std::size_t bytes) override {
+    // The old one first: the larger alone is held.
+    if (m_compare.bytes() >= bytes) return;
+    m_compare = device_buffer();
+    m_compare = device_buffer(bytes);
+  }
   void flush_cache() override;
   timed_call time(const std::function<int()>& call) override;
   long long last_call_peak_extra_bytes() override { return m_last_peak; }
@@ -142,6 +150,8 @@ class cuda_backend final : public backend {
   std::size_t m_free_before_trace = 0;
   long long m_last_peak = -1;
   std::vector<unsigned char> m_guard_host;
+  device_buffer m_compare;         // the deferred-work probe's upload of the earlier copy, reused
+  device_buffer m_compare_counts;  // unsigned long long[2]: bytes changed, first offset
   void* m_pinned = nullptr;
   std::string m_pin_status = "not requested";
 };
@@ -160,6 +170,7 @@ cuda_backend::cuda_backend()
   m_flush = device_buffer(flush);
   m_guard_host.resize(2 * guard_bytes);
   m_nvml = std::make_unique<nvml>(m_pci);
+  m_compare_counts = device_buffer(2 * sizeof(unsigned long long));
   // CUPTI and every judge kernel are initialised now, while the worker may still read files
   // (the sandbox comes after the backend).
   activity_trace::instance().init();
@@ -288,6 +299,30 @@ void cuda_backend::upload(guarded_buffer& b, const void* host, std::size_t bytes
   if (n == 0) return;
   KJ_CUDA_CHECK(cudaMemcpyAsync(b.data, host, n, cudaMemcpyHostToDevice, m_stream.get()));
   KJ_CUDA_CHECK(cudaStreamSynchronize(m_stream.get()));
+}
+
+// The earlier copy (in the pinned arena) goes up at DMA speed and the comparison runs on the
+// device: downloading 256 MiB into pageable memory and comparing it on one host thread made the
+// probe the largest part of a recheck of an 8192 x 8192 case.
+byte_changes cuda_backend::compare_with_host(const guarded_buffer& b, const void* host, std::size_t bytes,
+                                             std::vector<std::byte>& scratch) {
+  const std::size_t n = std::min(bytes, b.bytes);
+  byte_changes r;
+  if (n == 0) return r;
+  // Sized by reserve_compare() before the call: an allocation here would fall inside a checked
+  // call's trace window and count as the call's.
+  if (m_compare.bytes() < n) return backend::compare_with_host(b, host, bytes, scratch);
+  const cudaStream_t s = m_stream.get();
+  const unsigned long long init[2] = {0ull, ~0ull};
+  KJ_CUDA_CHECK(cudaMemcpyAsync(m_compare_counts.get(), init, sizeof init, cudaMemcpyHostToDevice, s));
+  KJ_CUDA_CHECK(cudaMemcpyAsync(m_compare.get(), host, n, cudaMemcpyHostToDevice, s));
+  KJ_CUDA_CHECK(detail::launch_count_changed(m_compare.get(), b.data, n, m_compare_counts.as<unsigned long long>(), s));
+  unsigned long long out[2] = {0, 0};
+  KJ_CUDA_CHECK(cudaMemcpyAsync(out, m_compare_counts.get(), sizeof out, cudaMemcpyDeviceToHost, s));
+  KJ_CUDA_CHECK(cudaStreamSynchronize(s));
+  r.changed = static_cast<std::size_t>(out[0]);
+  r.first = r.changed > 0 ? static_cast<std::size_t>(out[1]) : 0;
+  return r;
 }
 
 void cuda_backend::download(const guarded_buffer& b, void* host, std::size_t bytes) {

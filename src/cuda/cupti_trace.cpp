@@ -196,12 +196,14 @@ json summarize_trace(const std::vector<trace_record>& records, std::uint32_t jud
   for (const auto& r : records) sorted.push_back(&r);
   std::sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) { return a->start < b->start; });
   for (const trace_record* r : sorted) {
-    // The judge's own work: its probe and hold kernels, and the copies it issues on its stream
-    // once the window closed (reading outputs and guard zones back). Nothing of the call can be
+    // The judge's own work: its probe and hold kernels, and the copies and the deferred-work
+    // comparison it issues on its stream once the window closed (reading outputs and guard zones
+    // back). Nothing of the call can be
     // on the judge's stream after the stop event: whatever the call queued there precedes it.
     const bool judge_kernel = r->stream == judge_stream && r->what == trace_record::kind::kernel &&
                               (r->name.find(probe_kernel_name) != std::string::npos ||
-                               r->name.find(hold_kernel_name) != std::string::npos);
+                               r->name.find(hold_kernel_name) != std::string::npos ||
+                               (have_window && r->start >= close && r->name.find(compare_kernel_name) != std::string::npos));
     const bool judge_copy = r->stream == judge_stream && have_window && r->start >= close &&
                             (r->what == trace_record::kind::memcpy || r->what == trace_record::kind::memset);
     const bool judge = judge_kernel || judge_copy;

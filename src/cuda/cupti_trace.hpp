@@ -64,6 +64,9 @@ class activity_trace {
 // to the end of `before` (the window opens there and closes at the start of `after`).
 inline constexpr const char* probe_kernel_name = "kj_clock_probe";
 inline constexpr const char* hold_kernel_name = "kj_hold_stream";
+// The deferred-work probe's byte comparison, launched by the judge on its stream after the window
+// closed (worker.cpp's export_call); counted as the judge's only there.
+inline constexpr const char* compare_kernel_name = "kj_count_changed";
 nlohmann::json summarize_trace(const std::vector<trace_record>& records, std::uint32_t judge_stream,
                                std::size_t max_listed);
 

@@ -187,6 +187,45 @@ cudaError_t launch_widen_to_f64(const void* src, widen_src t, double* dst, std::
   return cudaGetLastError();
 }
 
+// Byte differences between a and b: 16-byte words (both 16-byte aligned: arena slots and guarded
+// buffers are) and a byte tail. Equal buffers, the usual case, take no atomic at all.
+__global__ void kj_count_changed(const uint4* a, const uint4* b, std::size_t n16, const unsigned char* ta,
+                                 const unsigned char* tb, std::size_t tail, unsigned long long* out) {
+  unsigned long long count = 0, first = ~0ull;
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t w = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; w < n16; w += stride) {
+    const uint4 x = a[w], y = b[w];
+    if (x.x == y.x && x.y == y.y && x.z == y.z && x.w == y.w) continue;
+    const unsigned int xs[4] = {x.x, x.y, x.z, x.w}, ys[4] = {y.x, y.y, y.z, y.w};
+    for (int k = 0; k < 4; ++k)
+      for (int byte = 0; byte < 4; ++byte)
+        if (((xs[k] ^ ys[k]) >> (8 * byte)) & 0xffu) {
+          if (count++ == 0) first = w * 16 + static_cast<std::size_t>(4 * k + byte);
+        }
+  }
+  if (blockIdx.x == 0 && threadIdx.x == 0)
+    for (std::size_t t = 0; t < tail; ++t)
+      if (ta[t] != tb[t]) {
+        ++count;
+        first = min(first, static_cast<unsigned long long>(n16 * 16 + t));
+      }
+  if (count > 0) {
+    atomicAdd(&out[0], count);
+    atomicMin(&out[1], first);
+  }
+}
+
+cudaError_t launch_count_changed(const void* a, const void* b, std::size_t bytes, unsigned long long* out,
+                                 cudaStream_t s) {
+  const std::size_t n16 = bytes / 16;
+  const int want = blocks_for(n16, 4);
+  const int blocks = want > 4096 ? 4096 : want;  // grid-stride beyond; blocks_for gives at least 1
+  kj_count_changed<<<blocks, threads, 0, s>>>(static_cast<const uint4*>(a), static_cast<const uint4*>(b), n16,
+                                              static_cast<const unsigned char*>(a) + n16 * 16,
+                                              static_cast<const unsigned char*>(b) + n16 * 16, bytes % 16, out);
+  return cudaGetLastError();
+}
+
 cudaError_t launch_copy16(const void* src, void* dst, std::size_t bytes, int blocks, cudaStream_t s) {
   kj_copy16<<<blocks, threads, 0, s>>>(static_cast<const uint4*>(src), static_cast<uint4*>(dst), bytes / 16);
   return cudaGetLastError();

@@ -159,6 +159,7 @@ struct evaluation_scope {
   // the call's generated inputs, not elementwise against the references.
   bool qr_oracle = false;
   library_policy library;
+  bool trace = true;  // eval_options::trace
 };
 thread_local evaluation_scope g_scope;
 
@@ -172,7 +173,10 @@ call_spec to_call(const planned_case& c) {
   return s;
 }
 
-host_tensor tensor_from_arena(shared_arena& a, const arena_slot& s, tensor_desc d) {
+// A copy of an arena slot, or with borrow a view of it (no copy; valid while the slot is not
+// rewritten, i.e. until the worker owning the arena gets its next request).
+host_tensor tensor_from_arena(shared_arena& a, const arena_slot& s, tensor_desc d, bool borrow = false) {
+  if (borrow && s.bytes >= d.nbytes()) return host_tensor::borrowed(d, a.at(s.offset, s.bytes));
   host_tensor t(std::move(d));
   detail::parallel_copy(t.data(), a.at(s.offset, s.bytes), std::min(s.bytes, t.nbytes()));
   return t;
@@ -201,10 +205,21 @@ struct reference_data {
 };
 
 
+json reference_request(const call_spec& c, bool full) {
+  return json{{"type", "reference"}, {"call", to_json(c)}, {"envelope", full}, {"tf32", g_scope.tf32_envelope}};
+}
+
+// Reads the reference's outputs of a "referenced" reply from its arena. borrow: the tensors are
+// views of the arena (no copy: a recheck of an 8192 x 8192 case copied and page-faulted ~1 GiB),
+// valid until the reference worker's next request; the caller uses them before that.
+reference_data reference_from_reply(worker_process& ref, const call_spec& c, bool full, const json& r, bool borrow);
+
 reference_data run_reference(worker_process& ref, const call_spec& c, bool full = false) {
-  json r = get_json(ref.request(json{{"type", "reference"}, {"call", to_json(c)}, {"envelope", full},
-                                     {"tf32", g_scope.tf32_envelope}}, 600),
-                    "the reference", "referenced");
+  json r = get_json(ref.request(reference_request(c, full), 600), "the reference", "referenced");
+  return reference_from_reply(ref, c, full, r, false);
+}
+
+reference_data reference_from_reply(worker_process& ref, const call_spec& c, bool full, const json& r, bool borrow) {
   if (r.value("rc", 0) != 0 || r.value("rc64", 0) != 0)
     throw internal_error("the reference returned an error status on its own inputs");
   const auto layout = reference_layout(c);
@@ -216,11 +231,11 @@ reference_data run_reference(worker_process& ref, const call_spec& c, bool full 
   for (std::size_t i = 0; i < c.outputs.size(); ++i) {
     tensor_desc d64 = c.outputs[i];
     d64.type = dtype::f64;
-    d.ref64.push_back(tensor_from_arena(ref.arena(), find_slot(layout, slot_kind::ref64, int(i)), d64));
-    d.ref_same.push_back(tensor_from_arena(ref.arena(), find_slot(layout, slot_kind::ref_same, int(i)), c.outputs[i]));
+    d.ref64.push_back(tensor_from_arena(ref.arena(), find_slot(layout, slot_kind::ref64, int(i)), d64, borrow));
+    d.ref_same.push_back(tensor_from_arena(ref.arena(), find_slot(layout, slot_kind::ref_same, int(i)), c.outputs[i], borrow));
   }
   for (std::size_t i = 0; i < c.inputs.size(); ++i)
-    d.inputs.push_back(tensor_from_arena(ref.arena(), find_slot(layout, slot_kind::input_generated, int(i)), c.inputs[i].desc));
+    d.inputs.push_back(tensor_from_arena(ref.arena(), find_slot(layout, slot_kind::input_generated, int(i)), c.inputs[i].desc, borrow));
   const int n_out = static_cast<int>(c.outputs.size());
   for (int i = 0; i < n_out; ++i) {
     std::vector<host_tensor> runs;
@@ -319,8 +334,8 @@ json check_outputs_qr(shared_arena& arena, const call_spec& c, const std::vector
                       bool is_timed) {
   if (c.inputs.size() != 1 || c.outputs.size() != 2 || ref.inputs.size() != 1)
     throw internal_error("check = \"qr\" needs one input A[B,n,n] and two outputs H[B,n,n], tau[B,n]");
-  const host_tensor h = tensor_from_arena(arena, find_slot(layout, out_kind, 0), c.outputs[0]);
-  const host_tensor tau = tensor_from_arena(arena, find_slot(layout, out_kind, 1), c.outputs[1]);
+  const host_tensor h = tensor_from_arena(arena, find_slot(layout, out_kind, 0), c.outputs[0], true);
+  const host_tensor tau = tensor_from_arena(arena, find_slot(layout, out_kind, 1), c.outputs[1], true);
   const qr_check_result q = check_qr(ref.inputs[0], h, tau, c.outputs[0].type);
   const compare_result& cr = q.cmp;
   json entry = base_entry;
@@ -359,7 +374,8 @@ json check_outputs(shared_arena& arena, const call_spec& c, const std::vector<ar
   std::size_t n_bad = 0, n_unwritten = 0;
   json worst = nullptr;
   for (std::size_t i = 0; i < c.outputs.size(); ++i) {
-    const host_tensor out = tensor_from_arena(arena, find_slot(layout, out_kind, int(i)), c.outputs[i]);
+    // A view of the candidate's arena: its worker waits for the next request meanwhile.
+    const host_tensor out = tensor_from_arena(arena, find_slot(layout, out_kind, int(i)), c.outputs[i], true);
     const compare_result cr = compare_with_reference(out, ref, i, tol, k);
     max_abs = std::max(max_abs, cr.max_abs_err);
     max_rel = std::max(max_rel, cr.max_rel_err);
@@ -486,7 +502,8 @@ void stale_output_probe(worker_process& cand, worker_process& ref, const call_sp
   reference_data rd = run_reference(ref, probe);
   const std::string context = "case " + pc.id + " (stale-output probe: the previous call's inputs with " +
                               std::to_string(perturbed_elements) + " elements of each input changed)";
-  json ran = get_json(cand.request(json{{"type", "run"}, {"call", to_json(probe)}, {"repeats", 1}}, timeout_s), context, "ran");
+  json ran = get_json(cand.request(json{{"type", "run"}, {"call", to_json(probe)}, {"repeats", 1}, {"trace", g_scope.trace}}, timeout_s),
+                      context, "ran");
   json base{{"id", pc.id + "-stale-probe"}, {"kind", "probe"}, {"shape", pc.shape_string()}, {"symbols", pc.symbols},
             {"distribution", probe.distribution}, {"seed", seed_hex(probe.seed)}, {"perturbed", true}};
   for (const auto& rc : ran["rc"])
@@ -710,6 +727,7 @@ json evaluate(const eval_options& o) {
   } scope_reset;
   g_scope.tf32_envelope = o.tf32 && p.tf32_allowed;
   g_scope.qr_oracle = p.check == "qr";
+  g_scope.trace = o.trace;
   // GPU MODE imports: a Python candidate gets generate_input's inputs and check_implementation's
   // judgement (C++ candidates: kjudge's distributions and the elementwise oracle).
   g_scope.generate_input = python_candidate && pyp.problem_check() ? &pyp : nullptr;
@@ -980,7 +998,7 @@ json evaluate(const eval_options& o) {
       }
       const int repeats = (!hidden || repeats_left_hidden-- > 0) ? 2 : 1;
       const std::string context = "case " + pc->id;
-      json ran = get_json(cand->request(json{{"type", "run"}, {"call", to_json(call)}, {"repeats", repeats}},
+      json ran = get_json(cand->request(json{{"type", "run"}, {"call", to_json(call)}, {"repeats", repeats}, {"trace", o.trace}},
                                         o.call_timeout_seconds * repeats),
                           context, "ran");
       json base{{"id", pc->id}, {"kind", std::string(case_kind_name(pc->kind))}, {"shape", pc->shape_string()},
@@ -1189,6 +1207,12 @@ json evaluate(const eval_options& o) {
     double recheck_seconds = 0;  // wall time of the rechecks (reference run, transfers, oracle)
     double sample_seconds = 0;   // wall time of the "sample" requests (every party's timed calls)
     double recheck_reference_seconds = 0;  // of the rechecks: the reference's runs and their copies
+    // Where a recheck's time goes, seconds summed over rechecks: keep (the candidate's worker
+    // probes for deferred work and copies its inputs back; the reference runs meanwhile),
+    // reference_wait (what is left of the reference's run), envelope (reading its outputs, the
+    // error envelope), inputs (unchanged-input comparison), outputs (the oracle).
+    std::map<std::string, double> recheck_phase{{"keep", 0.0}, {"reference_wait", 0.0}, {"envelope", 0.0},
+                                                {"inputs", 0.0}, {"outputs", 0.0}};
     std::vector<double> wall_overhead;  // controller wall minus reported, seconds
     long disturbed_samples = 0;         // samples during which the OS preempted the call
     long throttled_samples = 0;         // cuda: samples under 0.9x the median SM clock, discarded
@@ -1222,7 +1246,7 @@ json evaluate(const eval_options& o) {
           // cuda: the last warm-up call is traced, giving every party's device allocations during
           // a call (peak memory, DESIGN.md §4) without perturbing a counted sample.
           // Not in a torch party's process: torch's own profiler (kineto) holds CUPTI there.
-          const bool trace = o.device == "cuda" && i + 1 == warmup_calls && !parties[q].is_python;
+          const bool trace = o.trace && o.device == "cuda" && i + 1 == warmup_calls && !parties[q].is_python;
           json req{{"type", "sample"}, {"seed", mix_seed(secret, 0x7761726dULL + static_cast<std::uint64_t>(i))}};
           if (trace) req["trace"] = true;
           json s = get_json(w.request(req, o.call_timeout_seconds), ctx, "sampled");
@@ -1325,19 +1349,41 @@ json evaluate(const eval_options& o) {
               const auto recheck_t0 = clock_type::now();
               --checks_left;
               recheck_at.pop_back();
-              json kept = get_json(w.request(json{{"type", "keep"}}, o.call_timeout_seconds), ctx, "kept");
+              // The reference's run on this call's inputs starts before the candidate's worker is
+              // told to keep its outputs: the reference computes and copies while the candidate's
+              // worker probes for deferred work and copies its inputs back (no timing meanwhile).
+              if (!ref->send(reference_request(sc, false)))
+                throw internal_error("the reference worker is gone (its request for a recheck could not be sent)");
+              json kept;
+              try {
+                kept = get_json(w.request(json{{"type", "keep"}}, o.call_timeout_seconds), ctx, "kept");
+              } catch (...) {
+                (void)ref->receive(600);  // the reference's reply is drained before anything else asks it
+                throw;
+              }
+              recheck_phase["keep"] += since(recheck_t0);
               const std::string cctx = "timed call " + std::to_string(i + 1) + " of round " + std::to_string(rounds + 1) +
                                        " on " + bench[c]->id + " (rechecked)";
-              check_evidence(kept, cctx);
               const auto ref_t0 = clock_type::now();
-              reference_data rd = run_reference(*ref, sc);
+              json referenced = get_json(ref->receive(600), "the reference", "referenced");
+              recheck_phase["reference_wait"] += since(ref_t0);
+              const auto env_t0 = clock_type::now();
+              // Views of both arenas: nothing asks either worker anything until the checks end
+              // (a full-envelope rerun, if one is needed, reads its own copies).
+              reference_data rd = reference_from_reply(*ref, sc, false, referenced, g_scope.generate_input == nullptr);
+              recheck_phase["envelope"] += since(env_t0);
               recheck_reference_seconds += since(ref_t0);
+              check_evidence(kept, cctx);
+              const auto cmp_t0 = clock_type::now();
               const auto layout = candidate_layout(sc, 1);
               check_inputs_unchanged(w.arena(), sc, layout, rd, cctx);
+              recheck_phase["inputs"] += since(cmp_t0);
+              const auto out_t0 = clock_type::now();
               json base{{"id", bench[c]->id}, {"kind", "bench"}, {"shape", bench[c]->shape_string()},
                         {"distribution", sc.distribution}, {"seed", seed_hex(sc.seed)}};
               check_outputs(w.arena(), sc, layout, slot_kind::output, rd, tol, p.conditioning_k,
                             call_check{cctx, bench[c]}, base, true);
+              recheck_phase["outputs"] += since(out_t0);
               ++rechecks;
               recheck_seconds += since(recheck_t0);
             } else {
@@ -1528,7 +1574,8 @@ json evaluate(const eval_options& o) {
     result["timing"] = json{{"mode", o.mode}, {"clock", o.device == "cpu" ? "steady_clock" : "cuda events"},
                             {"rounds", rounds}, {"cases", tcases},
                             {"cache_flush_bytes", nullptr},
-                            {"rechecks", {{"count", rechecks}, {"failed", 0}, {"seconds", recheck_seconds}, {"reference_s", recheck_reference_seconds}}},
+                            {"rechecks", {{"count", rechecks}, {"failed", 0}, {"seconds", recheck_seconds}, {"reference_s", recheck_reference_seconds},
+                                          {"phases_s", recheck_phase}}},
                             {"sample_requests_s", sample_seconds},
                             {"controller_overhead_median_s", overhead},
                             {"discarded_throttled", {{"count", throttled_samples}, {"criterion", "SM clock under 0.9 x the round's median (cuda)"}}},
@@ -1553,6 +1600,9 @@ json evaluate(const eval_options& o) {
     v.reasons = {buf};
     if (v.status == verdict_status::ok_not_faster && head.median > 1.0)
       v.reasons.push_back("the CI's lower bound is not above 1: not shown to be faster");
+    if (!o.trace && o.device == "cuda")
+      v.reasons.push_back("the kernel trace was off (--no-trace): work on other streams or after the stop event, library "
+                          "kernels and peak memory were not checked");
     if (rechecks_per_round == 0)
       v.reasons.push_back("timed calls were not rechecked (--rechecks 0): a candidate that changes its output when timed is not caught");
     return finish(v);

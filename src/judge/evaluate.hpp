@@ -33,6 +33,9 @@ struct eval_options {
   // device's default, 2 on cpu (a recheck costs a reference call of a few ms), 1 on cuda (a
   // reference run and ~1.5 GB through the arena on an 8192 x 8192 case).
   int rechecks_per_round = -1;
+  // cuda: the kernel trace of checked calls (CUPTI: streams, kernels after the stop event,
+  // library kernels, peak memory). Off only to measure what it costs (--no-trace).
+  bool trace = true;
   int hidden_count = -1;               // -1: the spec's count
   std::optional<std::uint64_t> secret_seed;  // fixed only for reproducing a run
   bool sandbox = true;

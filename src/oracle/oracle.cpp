@@ -126,9 +126,8 @@ compare_result compare_output(const host_tensor& out, const host_tensor& ref64,
 
 envelope_values error_envelope(const host_tensor& ref64, const std::vector<const host_tensor*>& same_dtype_runs) {
   const std::size_t n = ref64.numel();
-  envelope_values env(n);  // every element written below
   for (const host_tensor* t : same_dtype_runs) require_same_numel(ref64, *t, "error_envelope");
-  if (n == 0) return env;
+  if (n == 0) return envelope_values(0, 1, {});
   // Rows share their intermediates (mean, variance, max, sum, a row of a matmul's A): the row's
   // worst sample is the conditioning of every element in it.
   const std::size_t row_len = std::max<std::size_t>(1, ref64.desc().row_length());
@@ -163,13 +162,9 @@ envelope_values error_envelope(const host_tensor& ref64, const std::vector<const
     std::nth_element(rel.begin(), mid, rel.end());
     typical = *mid;
   }
-  detail::parallel_chunks(n, row_len, [&](std::size_t, std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) {
-      const std::size_t row = i / row_len;
-      env[i] = std::max(row_err[row], typical * row_scale[row]);
-    }
-  });
-  return env;
+  std::vector<double> per_row(rows);
+  for (std::size_t row = 0; row < rows; ++row) per_row[row] = std::max(row_err[row], typical * row_scale[row]);
+  return envelope_values(n, row_len, std::move(per_row));
 }
 
 compare_result compare_output_envelope(const host_tensor& out, const host_tensor& ref64, const host_tensor& ref_same,
@@ -201,11 +196,19 @@ compare_result compare_output_envelope(const host_tensor& out, const host_tensor
   std::vector<partial> chunks(detail::oracle_threads(n));
   detail::parallel_chunks(n, 1, [&](std::size_t c, std::size_t begin, std::size_t end) {
     partial& q = chunks[c];
+    // The row's envelope, advanced at row boundaries (no division per element).
+    const std::size_t row_len = envelope.row_length();
+    std::size_t row = begin / row_len, row_end = (row + 1) * row_len;
+    double env = begin < end ? envelope.row(row) : 0.0;
     for (std::size_t i = begin; i < end; ++i) {
+      if (i == row_end) {
+        env = envelope.row(++row);
+        row_end += row_len;
+      }
       const double r = ref64.get(i);
       if (std::isfinite(r)) {
         q.sum_sq_ref += r * r;
-        q.sum_sq_same_err += envelope[i] * envelope[i];
+        q.sum_sq_same_err += env * env;
       }
       if (is_poison(out.data(), t, i) && !(integer && r == int_poison)) {
         if (q.n_unwritten++ == 0) q.first_unwritten = i;
@@ -218,7 +221,7 @@ compare_result compare_output_envelope(const host_tensor& out, const host_tensor
       }
       const double abs_err = std::fabs(o - r);
       const double rel_err = r != 0.0 ? abs_err / std::fabs(r) : abs_err;
-      const double allowed = std::max(tol.atol + tol.rtol * std::fabs(r), k * envelope[i]);
+      const double allowed = std::max(tol.atol + tol.rtol * std::fabs(r), k * env);
       const double ratio = allowed > 0.0 ? abs_err / allowed
                            : abs_err > 0.0 ? std::numeric_limits<double>::infinity()
                                            : 0.0;

@@ -7,7 +7,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -50,28 +49,24 @@ struct compare_result {
   std::optional<element_report> worst;  // the element with the largest err/allowed
 };
 
-// Allocates without value-initialising: the envelope of an 8192 x 8192 output is 512 MiB that
-// error_envelope writes in full on its threads; zero-filling it first on one thread cost more
-// than the oracle's loops.
-template <class T>
-struct default_init_allocator : std::allocator<T> {
-  template <class U>
-  struct rebind {
-    using other = default_init_allocator<U>;
-  };
-  using std::allocator<T>::allocator;
-  template <class U>
-  void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
-    ::new (static_cast<void*>(p)) U;
-  }
-  template <class U, class... Args>
-  void construct(U* p, Args&&... args) {
-    std::allocator_traits<std::allocator<T>>::construct(static_cast<std::allocator<T>&>(*this), p,
-                                                        std::forward<Args>(args)...);
-  }
+// The per-element error envelope (output units), see error_envelope. Every element of a row
+// (the last-dimension slice) has the same value, so it is kept per row: the per-element form of
+// an 8192 x 8192 output was 512 MiB allocated, page-faulted and written on every recheck.
+class envelope_values {
+ public:
+  envelope_values() = default;
+  envelope_values(std::size_t numel, std::size_t row_len, std::vector<double> per_row)
+      : m_numel(numel), m_row_len(row_len == 0 ? 1 : row_len), m_per_row(std::move(per_row)) {}
+  [[nodiscard]] std::size_t size() const { return m_numel; }
+  [[nodiscard]] std::size_t row_length() const { return m_row_len; }
+  [[nodiscard]] double row(std::size_t r) const { return m_per_row[r]; }
+  double operator[](std::size_t i) const { return m_per_row[i / m_row_len]; }
+
+ private:
+  std::size_t m_numel = 0;
+  std::size_t m_row_len = 1;
+  std::vector<double> m_per_row;
 };
-// The per-element error envelope (output units), see error_envelope.
-using envelope_values = std::vector<double, default_init_allocator<double>>;
 
 // Compares one output tensor against the float64 reference, with error_envelope({ref_same}) as the
 // envelope (see compare_output_envelope).

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <string>
@@ -38,6 +39,12 @@ struct guard_violation {
   std::string side;        // "before" | "after"
   std::size_t offset = 0;  // distance in bytes from the buffer edge to the first changed byte
   std::size_t bytes_changed = 0;
+};
+
+// What the deferred-work probe found: bytes of a buffer that differ from an earlier copy.
+struct byte_changes {
+  std::size_t changed = 0;  // bytes that differ
+  std::size_t first = 0;    // offset of the first, when changed > 0
 };
 
 // One timed call.
@@ -106,6 +113,23 @@ class backend {
   // Waits for all work of the process (other streams and threads' work included), not only the
   // call's stream: the deferred-work probe uses it.
   virtual void synchronize_all() { synchronize(); }
+  // The first `bytes` of `b` now against `host` (a copy taken earlier): the deferred-work probe.
+  // Here: downloaded into `scratch` and compared on the host; a device backend compares where the
+  // buffer lives.
+  // Makes room for compare_with_host on buffers of up to `bytes` (called when a call's outputs are
+  // allocated, before the call: what it allocates is the judge's, never inside a traced call).
+  virtual void reserve_compare(std::size_t bytes) { (void)bytes; }
+  virtual byte_changes compare_with_host(const guarded_buffer& b, const void* host, std::size_t bytes,
+                                         std::vector<std::byte>& scratch) {
+    if (scratch.size() < bytes) scratch.resize(bytes);
+    download(b, scratch.data(), bytes);
+    byte_changes r;
+    const auto* h = static_cast<const std::byte*>(host);
+    if (std::memcmp(scratch.data(), h, bytes) == 0) return r;
+    for (std::size_t k = 0; k < bytes; ++k)
+      if (scratch[k] != h[k] && r.changed++ == 0) r.first = k;
+    return r;
+  }
   // Evidence of what checked calls did (kernel trace, streams, allocations): tracing costs each
   // launch a little, which ordinary timed samples must not pay, so it is on only between
   // begin_trace() and end_trace(). end_trace() waits for all work of the process and returns the

@@ -358,6 +358,7 @@ void session::alloc_outputs(call_buffers& cb, const call_spec& c) {
   cb.outputs.clear();
   cb.out_views.clear();
   for (const auto& d : c.outputs) {
+    m_backend->reserve_compare(d.nbytes());  // the deferred-work probe's room, before any trace
     auto b = m_backend->allocate(d.nbytes(), "output " + d.name);
     m_backend->poison(b, d.type, d.numel());
     cb.outputs.push_back(b);
@@ -417,22 +418,14 @@ json session::export_call(call_buffers& cb, const call_spec& c, const std::vecto
   if (probe_deferred) {
     std::this_thread::sleep_for(std::chrono::microseconds(deferred_probe_us));
     m_backend->synchronize_all();
-    // m_probe is kept between calls: a fresh 256 MiB buffer per recheck cost its zero-fill and
-    // page faults, and the byte loop below runs only when memcmp says something changed.
+    // m_probe is kept between calls (a fresh 256 MiB buffer per recheck cost its zero-fill and
+    // page faults); the cuda backend compares on the device and does not use it.
     for (std::size_t i = 0; i < cb.outputs.size(); ++i) {
       const auto& s = find_slot(layout, out_kind, static_cast<int>(i));
-      if (m_probe.size() < s.bytes) m_probe.resize(s.bytes);
-      m_backend->download(cb.outputs[i], m_probe.data(), s.bytes);
-      const std::byte* first = m_arena.at(s.offset, s.bytes);
-      std::size_t changed = 0, first_idx = 0;
-      if (std::memcmp(m_probe.data(), first, s.bytes) != 0)
-        for (std::size_t k = 0; k < s.bytes; ++k)
-          if (m_probe[k] != first[k]) {
-            if (changed++ == 0) first_idx = k;
-          }
-      if (changed)
-        deferred.push_back(json{{"buffer", cb.outputs[i].label}, {"bytes_changed", changed},
-                                {"first_byte", first_idx}, {"after_us", deferred_probe_us}});
+      const byte_changes ch = m_backend->compare_with_host(cb.outputs[i], m_arena.at(s.offset, s.bytes), s.bytes, m_probe);
+      if (ch.changed)
+        deferred.push_back(json{{"buffer", cb.outputs[i].label}, {"bytes_changed", ch.changed},
+                                {"first_byte", ch.first}, {"after_us", deferred_probe_us}});
     }
   }
   if (export_inputs)
@@ -467,7 +460,9 @@ void session::handle_run(const json& m) {
     m_last_exception.clear();
     // Checked calls carry the backend's evidence (kernel trace, allocations); timed samples don't.
     const int rc_prep = prepare(cb.args);
-    m_backend->begin_trace();
+    // "trace": false only for measuring what the trace costs (kjudge eval --no-trace).
+    const bool trace = m.value("trace", true);
+    if (trace) m_backend->begin_trace();
     timed_call t = rc_prep != 0 ? timed_call{rc_prep} : m_backend->time([&] { return invoke(cb.args); });
     if (t.rc == 0) t.rc = complete(cb.args);
     m_backend->synchronize();
@@ -478,7 +473,8 @@ void session::handle_run(const json& m) {
     // Taken after the outputs were read, so that work the call left running elsewhere is still
     // unfinished when the outputs are exported (and shows in the trace once it ends).
     json extra = t.extra.is_null() ? json::object() : t.extra;
-    if (json tr = m_backend->end_trace(); !tr.is_null()) extra["trace"] = std::move(tr);
+    if (trace)
+      if (json tr = m_backend->end_trace(); !tr.is_null()) extra["trace"] = std::move(tr);
     extras.push_back(std::move(extra));
     for (auto& g : ev["guards"]) guards.push_back(g);
     for (auto& d : ev["deferred"]) deferred.push_back(d);

@@ -52,6 +52,29 @@ TEST(trace_summary, counts_the_call_s_work_against_the_window) {
   EXPECT_FALSE(s["records"][2].value("judge", false));
 }
 
+// The deferred-work probe's comparison kernel is the judge's only on the judge's stream after the
+// window closed; the same name inside the window or on another stream is the call's work.
+TEST(trace_summary, the_probe_comparison_counts_as_the_judge_s_only_after_the_window) {
+  constexpr std::uint32_t judge = 5, other = 9;
+  const char* probe = "kjudge::cuda::detail::kj_clock_probe(kjudge::cuda::detail::clock_sample*, unsigned int)";
+  const char* cmp = "kjudge::cuda::detail::kj_count_changed(uint4 const*, uint4 const*, unsigned long, unsigned char const*, "
+                    "unsigned char const*, unsigned long, unsigned long long*)";
+  const std::vector<trace_record> records = {
+      rec(kind::kernel, probe, judge, 100, 110),
+      rec(kind::kernel, cmp, judge, 120, 130),   // inside the window: the call's
+      rec(kind::kernel, probe, judge, 210, 220),
+      rec(kind::kernel, cmp, judge, 300, 310),   // after the window on the judge's stream: the judge's
+      rec(kind::kernel, cmp, other, 320, 330),   // on another stream: the call's, late
+  };
+  const auto s = kjudge::cuda::summarize_trace(records, judge, 100);
+  EXPECT_EQ(s["kernels"].get<int>(), 2);
+  EXPECT_EQ(s["on_other_streams"].get<int>(), 1);
+  EXPECT_EQ(s["ending_after_window"].get<int>(), 1);
+  EXPECT_FALSE(s["records"][1].value("judge", false));
+  EXPECT_TRUE(s["records"][3].value("judge", false));
+  EXPECT_FALSE(s["records"][4].value("judge", false));
+}
+
 TEST(trace_summary, without_both_probes_there_is_no_window) {
   const std::vector<trace_record> records = {rec(kind::kernel, "k()", 3, 10, 20)};
   const auto s = kjudge::cuda::summarize_trace(records, 3, 10);

@@ -45,6 +45,11 @@ cudaError_t launch_perturb_ulp_copy(const void* src, void* dst, std::size_t nume
 
 // dst[i] = src[i] for `bytes` bytes (a multiple of 16, both 16-byte aligned): the copy ceiling.
 cudaError_t launch_copy16(const void* src, void* dst, std::size_t bytes, int blocks, cudaStream_t s);
+// out[0] += the number of bytes where a and b differ over `bytes` bytes, out[1] = min(out[1], the
+// first such offset): the deferred-work probe compares on the device (out: two device words the
+// caller sets to 0 and ~0 first).
+cudaError_t launch_count_changed(const void* a, const void* b, std::size_t bytes, unsigned long long* out,
+                                 cudaStream_t s);
 // An empty kernel (timer floor tests).
 cudaError_t launch_empty(cudaStream_t s);
 // Spins `cycles` SM cycles in one block (timer stability tests; a fixed amount of work).
