@@ -105,6 +105,7 @@ struct eval_flags {
   std::string json_path, md_path, db_path;
   std::string mode = "cold";
   double budget = 6.0;
+  int rounds = 0;  // 0: adaptive (eval_options min_rounds..max_rounds)
   bool no_timing = false;
   bool no_store = false;
   bool no_sandbox = false;
@@ -128,6 +129,10 @@ void add_eval_flags(CLI::App* c, eval_flags& f) {
   c->add_option("--mode", f.mode, "timing mode: cold (cache flushed before every sample) or warm")
       ->check(CLI::IsMember({"cold", "warm"}));
   c->add_option("--budget", f.budget, "timing budget in seconds (rounds stop at the CI target or this cap)");
+  c->add_option("--rounds", f.rounds,
+                "exactly N timing rounds, whatever the CI and the budget (default: at least 10, then until the CI "
+                "target or the budget); for comparing runs at equal statistical work")
+      ->check(CLI::Range(1, 1000));
   c->add_flag("--no-timing", f.no_timing, "check correctness only");
   c->add_option("--db", f.db_path, "SQLite store (default: $KJUDGE_DB or ~/.local/share/kjudge/kjudge.db)");
   c->add_flag("--no-store", f.no_store, "do not record the result in the store");
@@ -170,6 +175,7 @@ eval_options to_options(const eval_flags& f, const std::string& problem, const s
   o.mode = f.mode;
   o.timing = !f.no_timing;
   o.timing_budget_seconds = f.budget;
+  if (f.rounds > 0) o.min_rounds = o.max_rounds = f.rounds;
   o.sandbox = !f.no_sandbox;
   o.tf32 = !f.no_tf32;
   o.host_reference = f.host_reference;

@@ -252,6 +252,35 @@ TEST(Oracle, LargeOutputsGiveTheSequentialAnswer) {
   EXPECT_NEAR(r.max_abs_err, 0.5, 1e-6);
 }
 
+// The bf16 output path reads the storage directly (no per-element dtype switch): the same answers
+// as the f32 test above, poison, non-finite values and coordinates included.
+TEST(Oracle, LargeBf16OutputsGiveTheSequentialAnswer) {
+  const std::int64_t rows = 1024, cols = 3000;
+  host_tensor ref = make(dtype::f64, {rows, cols});
+  for (std::size_t i = 0; i < ref.numel(); ++i) ref.set(i, 1.0 + static_cast<double>(i % 7));
+  host_tensor out = ref.converted(dtype::bf16);
+  const std::size_t n = out.numel();
+  const std::size_t unwritten[] = {n - 5, n / 2 + 3, 2'000'001};
+  for (std::size_t i : unwritten) poison_buffer(static_cast<std::uint16_t*>(out.data()) + i, dtype::bf16, 1);
+  out.set(n - 100, nan);
+  out.set(1'500'000, inf);
+  out.set(2'999'999, ref.get(2'999'999) + 1.0);
+  out.set(10, ref.get(10) + 0.5);
+  const compare_result r = compare_output(out, ref, ref.converted(dtype::bf16), bf16_tol, k_cond);
+  EXPECT_FALSE(r.pass);
+  EXPECT_EQ(r.n_unwritten, 3u);
+  EXPECT_EQ(r.n_nan_mismatch, 2u);
+  EXPECT_EQ(r.n_bad, 2u);
+  ASSERT_TRUE(r.worst.has_value());
+  EXPECT_EQ(r.worst->index, 1'500'000u);
+  EXPECT_NE(r.reason.find("first at [512, 3]"), std::string::npos) << r.reason;
+  EXPECT_NEAR(r.max_abs_err, 1.0, 1e-6);
+  // Without the faults the same output passes, and an element one bf16 ulp off is within bounds.
+  host_tensor clean = ref.converted(dtype::bf16);
+  clean.set(77, ref.get(77) + 0.0078125);
+  EXPECT_TRUE(compare_output(clean, ref, ref.converted(dtype::bf16), bf16_tol, k_cond).pass);
+}
+
 TEST(Oracle, NormBoundCatchesSystematicError) {
   // Every element sits at 90% of its elementwise bound, on small values where atol dominates:
   // relative error 9.9e-5 everywhere, ten times the rtol the norm test enforces.
