@@ -802,8 +802,12 @@ void session::handle_warm_batch(const json& m) {
   const int count = std::max(1, m.value("count", 10));
   const int nsets = std::clamp(m.value("sets", 1), 1, count);
   std::vector<call_buffers> sets(static_cast<std::size_t>(nsets));
+  // The call specs live as long as the sets: kj_args.scalars points into them. (A spec local to
+  // the loop left every warm batch reading freed memory for its scalars: torch.compile'd
+  // baselines saw a garbage eps on each warm-up call and recompiled for every value.)
+  std::vector<call_spec> specs(static_cast<std::size_t>(nsets), c);
   for (int k = 0; k < nsets; ++k) {
-    call_spec sk = c;
+    call_spec& sk = specs[static_cast<std::size_t>(k)];
     sk.seed = mix_seed(c.seed, static_cast<std::uint64_t>(k));
     alloc_inputs(sets[static_cast<std::size_t>(k)], sk);
     alloc_outputs(sets[static_cast<std::size_t>(k)], sk);
