@@ -378,6 +378,20 @@ int cmd_validate(const eval_flags& f, const std::string& problem, bool all, int 
       }
     }
     std::printf("%s\n", line);
+    // Where the problem's time went (a level takes hours of device time: this says which phase
+    // to make cheaper).
+    if (r.contains("time_to_verdict_s") && r["time_to_verdict_s"].is_number()) {
+      std::string phases;
+      if (r.contains("phases_s") && r["phases_s"].is_object())
+        for (const auto& [k, v] : r["phases_s"].items())
+          if (v.is_number()) {
+            char num[32];
+            std::snprintf(num, sizeof num, "%.1f", v.get<double>());
+            phases += (phases.empty() ? "" : ", ") + k + " " + num;
+          }
+      std::printf("    time to verdict %.1f s%s%s\n", r["time_to_verdict_s"].get<double>(), phases.empty() ? "" : "; phases (s): ",
+                  phases.c_str());
+    }
     std::fflush(stdout);
   }
   std::printf("%zu problem(s) found, %zu judged, %d validated, %d failed (criterion: ratio in [0.98, 1.02] and the CI contains 1)\n",
