@@ -358,7 +358,10 @@ void session::alloc_outputs(call_buffers& cb, const call_spec& c) {
   cb.outputs.clear();
   cb.out_views.clear();
   for (const auto& d : c.outputs) {
-    m_backend->reserve_compare(d.nbytes());  // the deferred-work probe's room, before any trace
+    // The deferred-work probe's room, before any trace; only the candidate's calls are probed
+    // (a reference or baseline worker would hold an output's size of device memory for nothing;
+    // were one probed, compare_with_host falls back to comparing on the host).
+    if (m_role == "candidate") m_backend->reserve_compare(d.nbytes());
     auto b = m_backend->allocate(d.nbytes(), "output " + d.name);
     m_backend->poison(b, d.type, d.numel());
     cb.outputs.push_back(b);
