@@ -62,13 +62,6 @@ std::uint16_t float_to_bf16(float f) {
   return static_cast<std::uint16_t>((u + rounding) >> 16);
 }
 
-float bf16_to_float(std::uint16_t b) {
-  const std::uint32_t u = static_cast<std::uint32_t>(b) << 16;
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-
 std::uint16_t float_to_f16(float f) {
   // IEEE binary16 with round-to-nearest-even, subnormals and overflow to infinity.
   std::uint32_t x;

@@ -1,6 +1,7 @@
 // Element types shared by the controller and the workers; mirrors kj_dtype of the candidate ABI.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <optional>
@@ -23,7 +24,8 @@ double dtype_epsilon(dtype t);
 
 // Round-to-nearest-even conversions; NaN stays NaN (quiet).
 std::uint16_t float_to_bf16(float f);
-float bf16_to_float(std::uint16_t b);
+// Exact (bf16 is the upper half of an f32); inline because the oracle's loops call it per element.
+inline float bf16_to_float(std::uint16_t b) { return std::bit_cast<float>(static_cast<std::uint32_t>(b) << 16); }
 std::uint16_t float_to_f16(float f);
 float f16_to_float(std::uint16_t h);
 

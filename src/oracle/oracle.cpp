@@ -164,7 +164,7 @@ envelope_values error_envelope(const host_tensor& ref64, const std::vector<const
       } else {
         const auto* pv = static_cast<const std::uint16_t*>(run);
         rows_of(begin, end, ref_at, [&](std::size_t i, double r) {
-          return finite_gap(std::bit_cast<float>(std::uint32_t{pv[i]} << 16), r);
+          return finite_gap(bf16_to_float(pv[i]), r);
         });
       }
       return;
@@ -223,8 +223,8 @@ compare_result compare_output_envelope(const host_tensor& out, const host_tensor
   };
   std::vector<partial> chunks(detail::oracle_threads(n));
   // The element loop, instantiated per output dtype (out_at, poisoned_at) and reference storage
-  // (ref_at): through load_as_double's switch and the out-of-line bf16 conversion it ran at a
-  // third of the memory bandwidth, the largest part of a recheck on 67M-element cases.
+  // (ref_at): through load_as_double's per-element switch it ran at a third of the memory
+  // bandwidth, the largest part of a recheck on 67M-element cases.
   const auto loop = [&](std::size_t c, std::size_t begin, std::size_t end, auto out_at, auto poisoned_at, auto ref_at) {
     partial& q = chunks[c];
     // The row's envelope, advanced at row boundaries (no division per element).
@@ -285,7 +285,7 @@ compare_result compare_output_envelope(const host_tensor& out, const host_tensor
     } else if (t == dtype::bf16) {
       const auto* po = static_cast<const std::uint16_t*>(out_data);
       loop(c, begin, end,
-           [po](std::size_t i) { return static_cast<double>(std::bit_cast<float>(std::uint32_t{po[i]} << 16)); },
+           [po](std::size_t i) { return static_cast<double>(bf16_to_float(po[i])); },
            [po](std::size_t i) { return po[i] == poison_16_bits; }, ref_at);
     } else if (t == dtype::f64) {
       const auto* po = static_cast<const std::uint64_t*>(out_data);
