@@ -22,7 +22,9 @@
 #   kb      KernelBench level 1 and 2 (a copy outside the project's history, in .kb/ or
 #           $KJ_KB_DIR: scripts/fetch-kernelbench.sh): imported, then `kjudge validate --all`
 #           over each level on cuda (KJ_KB_SAMPLE files per level, evenly spaced; 0: all;
-#           KJ_KB_PART=I/N: one part of each level, for levels larger than one call)
+#           KJ_KB_PART=I/N: one part of each level, for levels larger than one call;
+#           KJ_KB_FILES="21_ 41_": the files with these name prefixes; every request to a
+#           worker is traced in kb-requests-LEVEL.txt)
 # Usage: scripts/gpu-check.sh [STAGE...]   (default: all stages, in this order)
 # Results go to $OUT (the device tool's folder) or ./gpu-check-out: summary.txt, results.json,
 # bench-1.json, bench-2.json, gpu-tests.json, logs.tar.gz; a short table is printed last.
@@ -303,7 +305,15 @@ if want kb; then
     t0=$(date +%s)
     src=$KB/$lvl
     sample=${KJ_KB_SAMPLE:-0}
-    if [ -n "${KJ_KB_PART:-}" ]; then
+    if [ -n "${KJ_KB_FILES:-}" ]; then
+      # KJ_KB_FILES="21_ 41_ ...": only the files whose names start with one of these prefixes
+      # (a diagnosis of chosen problems).
+      src=$BUILD/kb-files/$lvl
+      rm -rf "$src" "$KJUDGE_IMPORTED/kb/$lvl"
+      mkdir -p "$src"
+      for pre in $KJ_KB_FILES; do cp "$KB/$lvl/$pre"*.py "$src/" 2>/dev/null; done
+      note "kb $lvl: chosen files: $(ls "$src" | sort -V | tr '\n' ' ')"
+    elif [ -n "${KJ_KB_PART:-}" ]; then
       # KJ_KB_PART=I/N: only the files whose index in KernelBench's numbering is I modulo N are
       # imported and validated (importing a whole level costs a call's time before any validation).
       part_i=${KJ_KB_PART%/*}; part_n=${KJ_KB_PART#*/}
@@ -332,6 +342,8 @@ if want kb; then
     if [ "$left" -lt 30 ]; then note "kb validate $lvl: not started, time limit"; continue; fi
     # With KJ_KB_PART only that part was imported (above); KJ_KB_VALIDATE_FLAGS adds eval flags
     # (e.g. "--hidden 2").
+    # Every request to a worker and its wait, for finding where a problem's time goes.
+    KJUDGE_TRACE_REQUESTS=$LOGS/kb-requests-$lvl.txt \
     timeout "$left" "$KJ" validate --all "kb/$lvl" --device cuda --budget "${KJ_KB_BUDGET:-1}" -q \
         ${KJ_KB_VALIDATE_FLAGS:-} \
         >"$LOGS/kb-validate-$lvl.log" 2>&1

@@ -391,6 +391,21 @@ int cmd_validate(const eval_flags& f, const std::string& problem, bool all, int 
           }
       std::printf("    time to verdict %.1f s%s%s\n", r["time_to_verdict_s"].get<double>(), phases.empty() ? "" : "; phases (s): ",
                   phases.c_str());
+      // The rechecks of the timed calls (one reference run and transfer each): in the timing
+      // phase above, but on a device-sized case most of it.
+      if (r["timing"].is_object() && r["timing"].contains("rechecks") && r["timing"]["rechecks"].is_object()) {
+        const auto& rc = r["timing"]["rechecks"];
+        std::string parts;
+        if (rc.contains("phases_s") && rc["phases_s"].is_object())
+          for (const auto& [k, v] : rc["phases_s"].items())
+            if (v.is_number()) {
+              char num[32];
+              std::snprintf(num, sizeof num, "%.1f", v.get<double>());
+              parts += (parts.empty() ? "" : ", ") + k + " " + num;
+            }
+        std::printf("    rechecks %d: %.1f s (%s); samples %.1f s\n", rc.value("count", 0), rc.value("seconds", 0.0), parts.c_str(),
+                    r["timing"].value("sample_requests_s", 0.0));
+      }
     }
     std::fflush(stdout);
   }

@@ -6,6 +6,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -104,6 +105,9 @@ class worker_process {
   shared_arena m_arena;
   json m_ready;
   std::filesystem::path m_log;
+  // The last request sent and when (KJUDGE_TRACE_REQUESTS).
+  std::string m_sent_type = "hello";
+  std::chrono::steady_clock::time_point m_sent_at = std::chrono::steady_clock::now();
 };
 
 // Path of the worker executable for a backend: next to the running kjudge binary
