@@ -891,9 +891,47 @@ json evaluate(const eval_options& o) {
                             const json& party = json()) -> worker_process* {
       return adopt_worker(worker_process::start(worker_options_for(lib, role, label, party)), role, label);
     };
+    // Every party's worker is launched here, at once, and each is awaited only where it is first
+    // needed: a Python worker imports torch and initialises its device (2.5 s apiece on the CI
+    // VM), and one after another those start-ups were a KernelBench validation's largest fixed
+    // cost. The timed parties (the reference as a baseline, the torch parties) load while the
+    // correctness checks run; a candidate rejected before timing never waits for them (they are
+    // stopped with the evaluation).
+    progress("workers", 0, 1, "starting the workers of every party");
+    const python_setup py_setup = find_python_setup();
+    std::vector<std::string> torch_kinds;
+    if (o.timing && !pyp.format.empty()) {
+      torch_kinds = o.torch_baselines.empty() ? default_torch_baselines(o.device) : o.torch_baselines;
+      if (torch_kinds.size() == 1 && torch_kinds[0] == "none") torch_kinds.clear();
+      if (!py_setup.unavailable.empty()) torch_kinds.clear();  // reported as skipped at timing
+    }
+    struct launched_party {
+      std::string kind;   // the torch party's kind, or "reference" for the reference as a baseline
+      std::string label;  // its worker's label (scratch directory)
+      std::variant<worker_process, worker_failure> started;
+    };
+    std::vector<launched_party> launched;
+    if (o.timing && !python_reference)
+      launched.push_back({"reference", "baseline-reference",
+                          worker_process::launch(worker_options_for(ref_build.library, "baseline", "baseline-reference", json()))});
+    for (const auto& kind : torch_kinds) {
+      std::string label = kind;
+      std::replace(label.begin(), label.end(), ':', '-');
+      label = "baseline-" + label;
+      launched.push_back({kind, label,
+                          worker_process::launch(worker_options_for(
+                              pyp.file, "baseline", label,
+                              python_party(p, pyp, "baseline", pyp.file, python_party_kind(pyp, "baseline"), pyp.entry,
+                                           torch_compile_mode(kind), o.tf32, o.device, variant, py_setup)))});
+    }
+    // A launched party's worker once it is ready (the failure to start says which party).
+    auto await_launched = [&](launched_party& lp) -> worker_process* {
+      if (std::holds_alternative<worker_process>(lp.started))
+        if (auto f = std::get<worker_process>(lp.started).await_ready()) lp.started = std::move(*f);
+      return adopt_worker(std::move(lp.started), "baseline", lp.label);
+    };
     // The reference always runs on the host in its own worker (the oracle's data source).
-    progress("workers", 0, 1, "starting the reference and candidate workers");
-    worker_process* ref = nullptr;
+    std::variant<worker_process, worker_failure> ref_started;
     {
       worker_options wo;
       wo.backend = python_device_reference ? "cuda" : ref_req.device;
@@ -907,20 +945,28 @@ json evaluate(const eval_options& o) {
         configure_python_worker(wo, python_party(p, pyp, "reference", pyp.file, python_party_kind(pyp, "reference"), pyp.entry, std::nullopt, false,
                                                  python_device_reference ? "cuda" : "cpu", variant, find_python_setup()),
                                 scratch_root / "reference-party");
-      auto r = worker_process::start(wo);
-      if (std::holds_alternative<worker_failure>(r))
-        throw internal_error("the reference worker failed to start: " + std::get<worker_failure>(r).message + "\n" +
-                             std::get<worker_failure>(r).log_tail);
-      workers.push_back(std::make_unique<worker_process>(std::get<worker_process>(std::move(r))));
-      ref = workers.back().get();
+      ref_started = worker_process::launch(wo);
     }
-    worker_process* cand = start_worker(
+    auto cand_started = worker_process::launch(worker_options_for(
         cand_build.library, "candidate", "candidate",
         python_candidate ? python_party(p, pyp, "candidate", o.candidate, python_party_kind(pyp, "candidate"),
                                         // A/A: the problem's own Python file judged as a candidate runs its entry.
                                         python_candidate_is_reference(o.candidate, pyp) ? pyp.entry : pyp.candidate_entry,
-                                        std::nullopt, o.tf32, o.device, variant, find_python_setup())
-                         : json());
+                                        std::nullopt, o.tf32, o.device, variant, py_setup)
+                         : json()));
+    worker_process* ref = nullptr;
+    {
+      if (std::holds_alternative<worker_process>(ref_started))
+        if (auto f = std::get<worker_process>(ref_started).await_ready()) ref_started = std::move(*f);
+      if (std::holds_alternative<worker_failure>(ref_started))
+        throw internal_error("the reference worker failed to start: " + std::get<worker_failure>(ref_started).message + "\n" +
+                             std::get<worker_failure>(ref_started).log_tail);
+      workers.push_back(std::make_unique<worker_process>(std::get<worker_process>(std::move(ref_started))));
+      ref = workers.back().get();
+    }
+    if (std::holds_alternative<worker_process>(cand_started))
+      if (auto f = std::get<worker_process>(cand_started).await_ready()) cand_started = std::move(*f);
+    worker_process* cand = adopt_worker(std::move(cand_started), "candidate", "candidate");
     result["candidate"]["info"] = cand->ready().value("info", "");
     result["env"] = environment_json(cand->ready().value("env", json::object()));
 
@@ -1128,9 +1174,12 @@ json evaluate(const eval_options& o) {
     // Timing: the candidate and every baseline, each in its own worker, in interleaved rounds.
     std::vector<timed_party> parties;
     parties.push_back({"candidate", o.candidate, candidate_sha, cand, true, python_candidate});
+    // The workers launched with the reference's and the candidate's (above), in that order: the
+    // reference as a baseline, then the torch parties.
+    progress("warm-up", 0, 1, "waiting for " + std::to_string(launched.size()) + " baseline worker(s)");
+    std::size_t next_launched = 0;
     if (!python_reference)
-      parties.push_back({"reference", ref_source, sha256_hex(read_file(ref_source)),
-                         start_worker(ref_build.library, "baseline", "baseline-reference"), false});
+      parties.push_back({"reference", ref_source, sha256_hex(read_file(ref_source)), await_launched(launched[next_launched++]), false});
     // PyTorch baselines: eager and torch.compile modes, TF32 as requested (on by default).
     json torch_info = nullptr;
     std::vector<std::size_t> python_parties;
@@ -1138,34 +1187,13 @@ json evaluate(const eval_options& o) {
     if (!pyp.format.empty()) {
       std::vector<std::string> kinds = o.torch_baselines.empty() ? default_torch_baselines(o.device) : o.torch_baselines;
       if (kinds.size() == 1 && kinds[0] == "none") kinds.clear();
-      const python_setup ps = find_python_setup();
       torch_info = json{{"tf32", o.tf32}, {"baselines", kinds}};
-      if (!ps.unavailable.empty() && !kinds.empty()) {
-        torch_info["skipped"] = ps.unavailable;
-        kinds.clear();
-      }
-      // The torch parties' processes start at once (each imports torch and initialises its
-      // device, seconds apiece); their compiles below stay one after another, since
-      // max-autotune benchmarks on the GPU and must not share it with another party's tuning.
-      progress("warm-up", 0, 1, "starting " + std::to_string(kinds.size()) + " torch parties");
-      std::vector<std::variant<worker_process, worker_failure>> started;
-      std::vector<std::string> labels;
-      for (const auto& kind : kinds) {
-        const auto mode = torch_compile_mode(kind);
-        std::string label = kind;
-        std::replace(label.begin(), label.end(), ':', '-');
-        labels.push_back("baseline-" + label);
-        worker_options wo = worker_options_for(pyp.file, "baseline", labels.back(),
-                                               python_party(p, pyp, "baseline", pyp.file, python_party_kind(pyp, "baseline"),
-                                                            pyp.entry, mode, o.tf32, o.device, variant, ps));
-        started.push_back(worker_process::launch(wo));
-      }
-      for (auto& st : started)  // every one loading already; then each one's "ready" in turn
-        if (std::holds_alternative<worker_process>(st))
-          if (auto f = std::get<worker_process>(st).await_ready()) st = std::move(*f);
-      for (std::size_t k = 0; k < kinds.size(); ++k) {
-        worker_process* w = adopt_worker(std::move(started[k]), "baseline", labels[k]);
-        parties.push_back({kinds[k], pyp.file, sha256_hex(read_file(pyp.file)), w, false, true});
+      if (!py_setup.unavailable.empty() && !kinds.empty()) torch_info["skipped"] = py_setup.unavailable;
+      // Their compiles below stay one after another, since max-autotune benchmarks on the GPU and
+      // must not share it with another party's tuning.
+      for (const auto& kind : torch_kinds) {
+        worker_process* w = await_launched(launched[next_launched++]);
+        parties.push_back({kind, pyp.file, sha256_hex(read_file(pyp.file)), w, false, true});
         python_parties.push_back(parties.size() - 1);
       }
     }
