@@ -344,7 +344,7 @@ if want kb; then
     # (e.g. "--hidden 2").
     # Every request to a worker and its wait, for finding where a problem's time goes.
     KJUDGE_TRACE_REQUESTS=$LOGS/kb-requests-$lvl.txt \
-    timeout "$left" "$KJ" validate --all "kb/$lvl" --device cuda --budget "${KJ_KB_BUDGET:-1}" -q \
+    timeout "$left" "$KJ" validate --all "kb/$lvl" --device cuda --budget "${KJ_KB_BUDGET:-1}" -q --results "$LOGS/kb-results-$lvl" \
         ${KJ_KB_VALIDATE_FLAGS:-} \
         >"$LOGS/kb-validate-$lvl.log" 2>&1
     rc=$?

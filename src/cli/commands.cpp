@@ -257,7 +257,8 @@ std::vector<std::filesystem::path> imported_problem_dirs(const std::string& pref
   return dirs;
 }
 
-int cmd_validate(const eval_flags& f, const std::string& problem, bool all, int sample, const std::string& part) {
+int cmd_validate(const eval_flags& f, const std::string& problem, bool all, int sample, const std::string& part,
+                 const std::string& results_dir) {
   if (!all && problem.empty()) throw usage_error("validate: give a PROBLEM or --all");
   // `--all` alone walks the suite; `--all PREFIX` every imported problem under PREFIX (for
   // instance kb/level1 after `kjudge import kernelbench`).
@@ -347,6 +348,11 @@ int cmd_validate(const eval_flags& f, const std::string& problem, bool all, int 
     json r;
     try {
       r = run_eval(g, p.dir.string(), cand.string(), t.label + " (A/A)");
+      if (!results_dir.empty()) {
+        std::string name = t.label;
+        std::replace(name.begin(), name.end(), '/', '_');
+        write_json_file((std::filesystem::path(results_dir) / (name + ".json")).string(), r);
+      }
     } catch (const std::exception& e) {
       std::snprintf(line, sizeof line, "%-34s FAIL  %s", t.label.c_str(), e.what());
       std::printf("%s\n", line);
@@ -591,6 +597,9 @@ int run(int argc, char** argv) {
       ->check(CLI::Range(1, 100000));
   std::string part;
   validate->add_option("--part", part, "with --all: judge only part I of N (the problems at index I modulo N), e.g. 0/3");
+  std::string results_dir;
+  validate->add_option("--results", results_dir,
+                       "write each problem's result document (schema kjudge.result/1) into DIR, named after the problem");
   add_eval_flags(validate, vf);
 
   std::string db_path;
@@ -644,7 +653,7 @@ int run(int argc, char** argv) {
   if (app.got_subcommand("list")) return cmd_list();
   if (app.got_subcommand("show")) return cmd_show(problem);
   if (app.got_subcommand("eval")) return cmd_eval(ef, problem, candidate);
-  if (app.got_subcommand("validate")) return cmd_validate(vf, problem, all, sample, part);
+  if (app.got_subcommand("validate")) return cmd_validate(vf, problem, all, sample, part, results_dir);
   if (app.got_subcommand("history")) return cmd_history(problem, db_path, limit);
   if (app.got_subcommand("rules")) return cmd_rules();
   if (app.got_subcommand("build")) return cmd_build(build_files, build_device, build_jobs);

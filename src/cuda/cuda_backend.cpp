@@ -104,14 +104,10 @@ class cuda_backend final : public backend {
   void* stream() override { return m_stream.get(); }
   void synchronize() override { KJ_CUDA_CHECK(cudaStreamSynchronize(m_stream.get())); }
   void synchronize_all() override { KJ_CUDA_CHECK(cudaDeviceSynchronize()); }
-  byte_changes compare_with_host(const guarded_buffer& b, const void* host, std::size_t bytes,
-                                 std::vector<std::byte>& scratch) override;
-  void reserve_compare(std::size_t bytes) override {
-    // The old one first: the larger alone is held.
-    if (m_compare.bytes() >= bytes) return;
-    m_compare = device_buffer();
-    m_compare = device_buffer(bytes);
-  }
+  void reserve_snapshot(std::size_t index, std::size_t bytes) override;
+  bool snapshot(std::size_t index, const guarded_buffer& b) override;
+  byte_changes compare_with_snapshot(std::size_t index, const guarded_buffer& b, std::size_t bytes) override;
+  void download_snapshot(std::size_t index, void* host, std::size_t bytes) override;
   void flush_cache() override;
   timed_call time(const std::function<int()>& call) override;
   long long last_call_peak_extra_bytes() override { return m_last_peak; }
@@ -150,7 +146,10 @@ class cuda_backend final : public backend {
   std::size_t m_free_before_trace = 0;
   long long m_last_peak = -1;
   std::vector<unsigned char> m_guard_host;
-  device_buffer m_compare;         // the deferred-work probe's upload of the earlier copy, reused
+  // Per output index: its copy as the call returned (reserve_snapshot), reused across calls, and
+  // how many bytes the last snapshot() took.
+  std::vector<device_buffer> m_snapshots;
+  std::vector<std::size_t> m_snapshot_bytes;
   device_buffer m_compare_counts;  // unsigned long long[2]: bytes changed, first offset
   void* m_pinned = nullptr;
   std::string m_pin_status = "not requested";
@@ -301,28 +300,59 @@ void cuda_backend::upload(guarded_buffer& b, const void* host, std::size_t bytes
   KJ_CUDA_CHECK(cudaStreamSynchronize(m_stream.get()));
 }
 
-// The earlier copy (in the pinned arena) goes up at DMA speed and the comparison runs on the
-// device: downloading 256 MiB into pageable memory and comparing it on one host thread made the
-// probe the largest part of a recheck of an 8192 x 8192 case.
-byte_changes cuda_backend::compare_with_host(const guarded_buffer& b, const void* host, std::size_t bytes,
-                                             std::vector<std::byte>& scratch) {
-  const std::size_t n = std::min(bytes, b.bytes);
+// The snapshot and the comparison stay on the device: downloading 256 MiB into pageable memory and
+// comparing it on one host thread made the probe the largest part of a recheck of an 8192 x 8192
+// case, and a download of every timed sample's outputs the largest part of a KernelBench sample.
+void cuda_backend::reserve_snapshot(std::size_t index, std::size_t bytes) {
+  if (m_snapshots.size() <= index) {
+    m_snapshots.resize(index + 1);
+    m_snapshot_bytes.resize(index + 1, 0);
+  }
+  device_buffer& s = m_snapshots[index];
+  if (s.bytes() >= bytes) return;
+  s = device_buffer();  // the old one first: the larger alone is held
+  try {
+    s = device_buffer(bytes);
+  } catch (const std::exception&) {
+    // No room on the device: this output is downloaded as the call returns instead (the
+    // allocation error is not sticky; cleared so that no later check reports it).
+    (void)cudaGetLastError();
+  }
+}
+
+bool cuda_backend::snapshot(std::size_t index, const guarded_buffer& b) {
+  if (index >= m_snapshots.size() || m_snapshots[index].bytes() < b.bytes || b.bytes == 0) return false;
+  // On the judge's stream, as download() is: ordered after the call's work there, not after work
+  // it left on streams of its own (which the probe's comparison then sees).
+  KJ_CUDA_CHECK(cudaMemcpyAsync(m_snapshots[index].get(), b.data, b.bytes, cudaMemcpyDeviceToDevice, m_stream.get()));
+  KJ_CUDA_CHECK(cudaStreamSynchronize(m_stream.get()));
+  m_snapshot_bytes[index] = b.bytes;
+  return true;
+}
+
+byte_changes cuda_backend::compare_with_snapshot(std::size_t index, const guarded_buffer& b, std::size_t bytes) {
+  if (index >= m_snapshots.size()) throw std::logic_error("compare_with_snapshot: no snapshot " + std::to_string(index));
+  const std::size_t n = std::min({bytes, b.bytes, m_snapshot_bytes[index]});
   byte_changes r;
   if (n == 0) return r;
-  // Sized by reserve_compare() before the call: an allocation here would fall inside a checked
-  // call's trace window and count as the call's.
-  if (m_compare.bytes() < n) return backend::compare_with_host(b, host, bytes, scratch);
   const cudaStream_t s = m_stream.get();
   const unsigned long long init[2] = {0ull, ~0ull};
   KJ_CUDA_CHECK(cudaMemcpyAsync(m_compare_counts.get(), init, sizeof init, cudaMemcpyHostToDevice, s));
-  KJ_CUDA_CHECK(cudaMemcpyAsync(m_compare.get(), host, n, cudaMemcpyHostToDevice, s));
-  KJ_CUDA_CHECK(detail::launch_count_changed(m_compare.get(), b.data, n, m_compare_counts.as<unsigned long long>(), s));
+  KJ_CUDA_CHECK(detail::launch_count_changed(m_snapshots[index].get(), b.data, n, m_compare_counts.as<unsigned long long>(), s));
   unsigned long long out[2] = {0, 0};
   KJ_CUDA_CHECK(cudaMemcpyAsync(out, m_compare_counts.get(), sizeof out, cudaMemcpyDeviceToHost, s));
   KJ_CUDA_CHECK(cudaStreamSynchronize(s));
   r.changed = static_cast<std::size_t>(out[0]);
   r.first = r.changed > 0 ? static_cast<std::size_t>(out[1]) : 0;
   return r;
+}
+
+void cuda_backend::download_snapshot(std::size_t index, void* host, std::size_t bytes) {
+  if (index >= m_snapshots.size()) throw std::logic_error("download_snapshot: no snapshot " + std::to_string(index));
+  const std::size_t n = std::min(bytes, m_snapshot_bytes[index]);
+  if (n == 0) return;
+  KJ_CUDA_CHECK(cudaMemcpyAsync(host, m_snapshots[index].get(), n, cudaMemcpyDeviceToHost, m_stream.get()));
+  KJ_CUDA_CHECK(cudaStreamSynchronize(m_stream.get()));
 }
 
 void cuda_backend::download(const guarded_buffer& b, void* host, std::size_t bytes) {

@@ -20,11 +20,12 @@ std::vector<std::size_t> perturbed_indices(std::uint64_t perturb, int input_inde
   return idx;
 }
 
+double perturbed_value(double v) { return std::isfinite(v) ? v + 1.0 + std::fabs(v) : v; }
+
 void apply_perturbation(host_tensor& t, std::uint64_t perturb, int input_index) {
   for (const std::size_t i : perturbed_indices(perturb, input_index, t.numel())) {
     const double v = t.get(i);
-    if (!std::isfinite(v)) continue;
-    t.set(i, v + 1.0 + std::fabs(v));
+    if (std::isfinite(v)) t.set(i, perturbed_value(v));
   }
 }
 

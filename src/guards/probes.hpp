@@ -27,6 +27,9 @@ std::vector<std::size_t> perturbed_indices(std::uint64_t perturb, int input_inde
 // for these few elements: a candidate that returns an earlier call's result (cached by pointer,
 // by shape, or by a hash of a sample of the input) is caught, while an honest one cannot tell.
 void apply_perturbation(host_tensor& t, std::uint64_t perturb, int input_index);
+// The value one perturbed element takes (before rounding to the dtype): v + 1 + |v| for finite
+// v; a non-finite v is left as it is.
+double perturbed_value(double v);
 
 // The line a cpu worker writes to its log when the candidate writes to a read-only input mapping
 // (worker/cpu_backend.cpp), before it dies of SIGSEGV:

@@ -196,7 +196,8 @@ std::variant<worker_process, worker_failure> worker_process::launch(const worker
   w.m_channel.set_token(random_token());
 
   json hello{{"type", "hello"}, {"library", o.library.string()}, {"role", o.role},
-             {"backend", o.backend}, {"sandbox", o.sandbox}, {"protocol", 1}};
+             {"backend", o.backend}, {"sandbox", o.sandbox}, {"protocol", 1},
+             {"pin_bytes", std::min(o.pin_bytes, o.arena_bytes)}};
   if (!w.m_channel.send(hello)) return w.classify_death(worker_fault::crash, "the worker did not start");
   return std::variant<worker_process, worker_failure>(std::in_place_index<0>, std::move(w));
 }

@@ -25,6 +25,9 @@ struct worker_options {
   std::filesystem::path executable;
   std::string role = "candidate";     // candidate | baseline | reference
   std::size_t arena_bytes = 1 << 20;
+  // The arena's first bytes a device worker pins (page-locks) for its copies; the rest is copied
+  // through the driver's staging. Default: all of it.
+  std::size_t pin_bytes = static_cast<std::size_t>(-1);
   std::size_t memory_limit_bytes = 4ull << 30;  // RLIMIT_AS; 0: none (CUDA reserves huge VA)
   double cpu_limit_seconds = 900;               // RLIMIT_CPU
   std::size_t file_size_limit_bytes = 64u << 20;  // RLIMIT_FSIZE

@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <stdexcept>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -113,12 +114,8 @@ class backend {
   // Waits for all work of the process (other streams and threads' work included), not only the
   // call's stream: the deferred-work probe uses it.
   virtual void synchronize_all() { synchronize(); }
-  // The first `bytes` of `b` now against `host` (a copy taken earlier): the deferred-work probe.
-  // Here: downloaded into `scratch` and compared on the host; a device backend compares where the
-  // buffer lives.
-  // Makes room for compare_with_host on buffers of up to `bytes` (called when a call's outputs are
-  // allocated, before the call: what it allocates is the judge's, never inside a traced call).
-  virtual void reserve_compare(std::size_t bytes) { (void)bytes; }
+  // The first `bytes` of `b` now against `host` (a copy taken earlier): the deferred-work probe
+  // where no snapshot was taken (below). Downloaded into `scratch` and compared on the host.
   virtual byte_changes compare_with_host(const guarded_buffer& b, const void* host, std::size_t bytes,
                                          std::vector<std::byte>& scratch) {
     if (scratch.size() < bytes) scratch.resize(bytes);
@@ -129,6 +126,27 @@ class backend {
     for (std::size_t k = 0; k < bytes; ++k)
       if (scratch[k] != h[k] && r.changed++ == 0) r.first = k;
     return r;
+  }
+  // The copy of a call's output `index` as the call returned, kept where the buffer lives: the
+  // deferred-work probe compares the buffer with it later, and the outputs a recheck judges are
+  // read from it. A device backend copies device to device (KernelBench's 4 GiB outputs: ~2 ms on
+  // the H200, where downloading every timed sample's outputs took ~90 ms of each sample's wall
+  // time). reserve_snapshot makes the room before the call (an allocation inside a checked call's
+  // trace window would count as the call's); snapshot() returns false where there is none, and
+  // the caller then downloads the output instead.
+  virtual void reserve_snapshot(std::size_t index, std::size_t bytes) { (void)index, (void)bytes; }
+  virtual bool snapshot(std::size_t index, const guarded_buffer& b) {
+    (void)index, (void)b;
+    return false;
+  }
+  // The first `bytes` of `b` now against snapshot `index` (taken by a successful snapshot()).
+  virtual byte_changes compare_with_snapshot(std::size_t index, const guarded_buffer& b, std::size_t bytes) {
+    (void)index, (void)b, (void)bytes;
+    throw std::logic_error("compare_with_snapshot: this backend keeps no snapshots");
+  }
+  virtual void download_snapshot(std::size_t index, void* host, std::size_t bytes) {
+    (void)index, (void)host, (void)bytes;
+    throw std::logic_error("download_snapshot: this backend keeps no snapshots");
   }
   // Evidence of what checked calls did (kernel trace, streams, allocations): tracing costs each
   // launch a little, which ordinary timed samples must not pay, so it is on only between

@@ -163,12 +163,15 @@ class session {
       return -1000;
     }
   }
+  // The outputs as the call returned: output i into the backend's snapshot i where it keeps one
+  // (with `snapshot`), else into the arena. Returns which went to a snapshot.
+  std::vector<char> take_outputs(call_buffers& cb, const std::vector<arena_slot>& layout, slot_kind out_kind, bool snapshot);
   // Copies outputs (and inputs as they are now) into the arena; returns guard and deferred-work
-  // evidence as JSON.
-  // outputs_exported: the outputs were already copied into the arena when the call returned (timed
-  // samples); the deferred-work probe then compares the buffers with that copy.
+  // evidence as JSON. taken: the outputs were already taken when the call returned (timed
+  // samples; take_outputs' result), and the deferred-work probe compares the buffers with those
+  // copies; null: they are taken now.
   json export_call(call_buffers& cb, const call_spec& c, const std::vector<arena_slot>& layout,
-                   slot_kind out_kind, bool export_inputs, bool probe_deferred, bool outputs_exported = false);
+                   slot_kind out_kind, bool export_inputs, bool probe_deferred, const std::vector<char>* taken = nullptr);
 
   channel& m_ch;
   shared_arena& m_arena;
@@ -213,8 +216,13 @@ bool session::handle_hello(const json& m) {
   }
   try {
     m_backend = it->second();
-    // Outputs of every timed sample are copied into the arena: on a GPU that is a DMA once pinned.
-    m_backend->pin_host_memory(m_arena.data(), m_arena.size());
+    // What the worker downloads goes into the arena: on a GPU that is a DMA once pinned. Only the
+    // part the controller expects to be used (pin_bytes, from the start): pinning touches every
+    // page, and KernelBench-sized arenas took tens of seconds to pin whole (the reference's
+    // perturbed-run slots are used only when an output fails the narrower envelope; a baseline's
+    // outputs stay in device snapshots). The rest is copied through the driver's staging.
+    const std::size_t pin = std::min<std::size_t>(m.value("pin_bytes", m_arena.size()), m_arena.size());
+    if (pin > 0) m_backend->pin_host_memory(m_arena.data(), pin);
   } catch (const std::exception& e) {
     send_error("internal", std::string("backend start failed: ") + e.what());
     return false;
@@ -341,11 +349,21 @@ void session::alloc_inputs(call_buffers& cb, const call_spec& c) {
       m_backend->upload(b, h.data(), h.nbytes());
     }
     if (c.perturb != 0 && drawn.empty()) {
-      // The stale-output probe (guards/probes.hpp): the same change the reference applies.
-      host_tensor h(in.desc);
-      m_backend->download(b, h.data(), h.nbytes());
-      apply_perturbation(h, c.perturb, static_cast<int>(i));
-      m_backend->upload(b, h.data(), h.nbytes());
+      // The stale-output probe (guards/probes.hpp): the same change the reference applies, to
+      // its few elements in place (the whole input's round trip through the host took seconds
+      // on KernelBench's 4 GiB inputs).
+      const std::size_t es = dtype_size(in.desc.type);
+      tensor_desc one = in.desc;
+      one.shape = {1};
+      host_tensor h(one);
+      for (const std::size_t k : perturbed_indices(c.perturb, static_cast<int>(i), in.desc.numel())) {
+        guarded_buffer e = b;
+        e.data = static_cast<std::byte*>(b.data) + k * es;
+        e.bytes = es;
+        m_backend->download(e, h.data(), es);
+        h.set(0, perturbed_value(h.get(0)));
+        m_backend->upload(e, h.data(), es);
+      }
     }
     // Inputs are const for the call: a write faults (rule input_modified), even one undone
     // before returning, which no comparison after the call could see.
@@ -358,10 +376,10 @@ void session::alloc_outputs(call_buffers& cb, const call_spec& c) {
   cb.outputs.clear();
   cb.out_views.clear();
   for (const auto& d : c.outputs) {
-    // The deferred-work probe's room, before any trace; only the candidate's calls are probed
-    // (a reference or baseline worker would hold an output's size of device memory for nothing;
-    // were one probed, compare_with_host falls back to comparing on the host).
-    if (m_role == "candidate") m_backend->reserve_compare(d.nbytes());
+    // The room for the outputs' snapshots (the deferred-work probe's copy as the call returned),
+    // before any trace. The timed parties all take them, so that every party's timed samples are
+    // followed by the same untimed work; the reference never does.
+    if (m_role != "reference") m_backend->reserve_snapshot(cb.outputs.size(), d.nbytes());
     auto b = m_backend->allocate(d.nbytes(), "output " + d.name);
     m_backend->poison(b, d.type, d.numel());
     cb.outputs.push_back(b);
@@ -409,28 +427,46 @@ void session::free_all(call_buffers& cb) {
   if (cb.workspace.base != nullptr) m_backend->release(cb.workspace);
 }
 
+std::vector<char> session::take_outputs(call_buffers& cb, const std::vector<arena_slot>& layout, slot_kind out_kind,
+                                       bool snapshot) {
+  std::vector<char> snapped(cb.outputs.size(), 0);
+  for (std::size_t i = 0; i < cb.outputs.size(); ++i) {
+    if (snapshot && m_backend->snapshot(i, cb.outputs[i])) {
+      snapped[i] = 1;
+      continue;
+    }
+    const auto& s = find_slot(layout, out_kind, static_cast<int>(i));
+    m_backend->download(cb.outputs[i], m_arena.at(s.offset, s.bytes), s.bytes);
+  }
+  return snapped;
+}
+
 json session::export_call(call_buffers& cb, const call_spec& c, const std::vector<arena_slot>& layout,
-                          slot_kind out_kind, bool export_inputs, bool probe_deferred, bool outputs_exported) {
+                          slot_kind out_kind, bool export_inputs, bool probe_deferred, const std::vector<char>* taken) {
   json guards = json::array();
   json deferred = json::array();
-  for (std::size_t i = 0; i < cb.outputs.size() && !outputs_exported; ++i) {
-    const auto& s = find_slot(layout, out_kind, static_cast<int>(i));
-    std::byte* dst = m_arena.at(s.offset, s.bytes);
-    m_backend->download(cb.outputs[i], dst, s.bytes);
-  }
+  // A snapshot only where the probe will compare with it; otherwise straight into the arena.
+  const std::vector<char> snapped = taken != nullptr ? *taken : take_outputs(cb, layout, out_kind, probe_deferred);
   if (probe_deferred) {
     std::this_thread::sleep_for(std::chrono::microseconds(deferred_probe_us));
     m_backend->synchronize_all();
     // m_probe is kept between calls (a fresh 256 MiB buffer per recheck cost its zero-fill and
-    // page faults); the cuda backend compares on the device and does not use it.
+    // page faults); a snapshot is compared where it lives.
     for (std::size_t i = 0; i < cb.outputs.size(); ++i) {
       const auto& s = find_slot(layout, out_kind, static_cast<int>(i));
-      const byte_changes ch = m_backend->compare_with_host(cb.outputs[i], m_arena.at(s.offset, s.bytes), s.bytes, m_probe);
+      const byte_changes ch = snapped[i] != 0 ? m_backend->compare_with_snapshot(i, cb.outputs[i], s.bytes)
+                                              : m_backend->compare_with_host(cb.outputs[i], m_arena.at(s.offset, s.bytes), s.bytes, m_probe);
       if (ch.changed)
         deferred.push_back(json{{"buffer", cb.outputs[i].label}, {"bytes_changed", ch.changed},
                                 {"first_byte", ch.first}, {"after_us", deferred_probe_us}});
     }
   }
+  // What the controller judges: the outputs as the call returned.
+  for (std::size_t i = 0; i < cb.outputs.size(); ++i)
+    if (snapped[i] != 0) {
+      const auto& s = find_slot(layout, out_kind, static_cast<int>(i));
+      m_backend->download_snapshot(i, m_arena.at(s.offset, s.bytes), s.bytes);
+    }
   if (export_inputs)
     for (std::size_t i = 0; i < cb.inputs.size(); ++i) {
       const auto& s = find_slot(layout, slot_kind::input_after, static_cast<int>(i));
@@ -767,14 +803,12 @@ void session::handle_time(const json& m) {
     timed_call t = rc_prep != 0 ? timed_call{rc_prep} : m_backend->time([&] { return invoke(cb.args); });
     if (t.rc == 0) t.rc = complete(cb.args);
     m_backend->synchronize();
-    // Every sample's outputs are copied out as the call returned, before the controller decides
-    // whether to recheck it: a recheck then judges what the call had produced by its return, and
-    // work still running after it (a thread or stream finishing the output later) is caught by
-    // the deferred-work probe. Untimed, and the same for every sample.
-    for (std::size_t i = 0; i < cb.outputs.size(); ++i) {
-      const auto& s = find_slot(layout, slot_kind::output, static_cast<int>(i));
-      m_backend->download(cb.outputs[i], m_arena.at(s.offset, s.bytes), s.bytes);
-    }
+    // Every sample's outputs are copied as the call returned (a snapshot on the device where the
+    // backend keeps one, else into the arena), before the controller decides whether to recheck
+    // it: a recheck then judges what the call had produced by its return, and work still running
+    // after it (a thread or stream finishing the output later) is caught by the deferred-work
+    // probe. Untimed, and the same for every sample and every timed party.
+    const std::vector<char> taken = take_outputs(cb, layout, slot_kind::output, true);
     json reply{{"type", "sampled"}, {"rc", t.rc}, {"seconds", t.seconds}, {"host_seconds", t.host_seconds}};
     if (!t.extra.is_null()) reply["extra"] = t.extra;
     if (trace)
@@ -785,7 +819,7 @@ void session::handle_time(const json& m) {
     // Buffers are freed before answering, so that this worker is quiet on the device while the
     // controller times the next party.
     if (decision.value("type", "") == "keep") {
-      json ev = export_call(cb, sc, layout, slot_kind::output, true, true, /*outputs_exported=*/true);
+      json ev = export_call(cb, sc, layout, slot_kind::output, true, true, &taken);
       ev["type"] = "kept";
       free_all(cb);
       m_ch.send(ev);

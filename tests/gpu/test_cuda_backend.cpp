@@ -242,4 +242,32 @@ TEST(cuda_fault, an_illegal_address_is_a_fatal_device_fault) {
   be.release(b);
 }
 
+// The deferred-work probe's device snapshot: taken as the call returns, it keeps the bytes of that
+// moment; a later change to the buffer is counted (bytes and first offset) against it, and the
+// snapshot, not the changed buffer, is what a recheck downloads.
+TEST(cuda_snapshot, keeps_the_returned_output_and_counts_later_changes) {
+  backend& be = shared_backend();
+  const std::size_t n = (std::size_t{1} << 20) + 37;  // not a multiple of any vector width
+  guarded_buffer b = be.allocate(n, "output y");
+  std::vector<unsigned char> first(n);
+  for (std::size_t i = 0; i < n; ++i) first[i] = static_cast<unsigned char>(i * 7 + 3);
+  be.upload(b, first.data(), n);
+  be.reserve_snapshot(0, n);
+  ASSERT_TRUE(be.snapshot(0, b));
+  EXPECT_EQ(be.compare_with_snapshot(0, b, n).changed, 0u);
+  // Work landing after the return: 5 bytes changed, the first at offset 4099.
+  std::vector<unsigned char> later = first;
+  for (const std::size_t k : {4099ul, 4100ul, 70000ul, n - 2, n - 1}) later[k] ^= 0x5a;
+  be.upload(b, later.data(), n);
+  const byte_changes ch = be.compare_with_snapshot(0, b, n);
+  EXPECT_EQ(ch.changed, 5u);
+  EXPECT_EQ(ch.first, 4099u);
+  std::vector<unsigned char> got(n, 0);
+  be.download_snapshot(0, got.data(), n);
+  EXPECT_EQ(got, first);
+  // No room reserved for index 3: the caller is told to download instead.
+  EXPECT_FALSE(be.snapshot(3, b));
+  be.release(b);
+}
+
 }  // namespace
