@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -30,7 +31,8 @@ struct cli_run {
 };
 
 // Runs `kjudge ARGS...`; for eval adds --json to a temp file and --db to the test store.
-inline cli_run kjudge(std::vector<std::string> args, double timeout_s = 300) {
+inline cli_run kjudge(std::vector<std::string> args, double timeout_s = 300,
+                      const std::map<std::string, std::string>& env = {}) {
   static int counter = 0;
   cli_run out;
   std::vector<std::string> argv{KJUDGE_BIN};
@@ -45,6 +47,7 @@ inline cli_run kjudge(std::vector<std::string> args, double timeout_s = 300) {
   command_options o;
   o.timeout_seconds = timeout_s;
   o.extra_env["KJUDGE_DB"] = (test_dir() / "store.db").string();
+  for (const auto& [k, v] : env) o.extra_env[k] = v;
   out.r = run_command(argv, o);
   if (is_eval && std::filesystem::exists(json_path)) {
     std::ifstream in(json_path);

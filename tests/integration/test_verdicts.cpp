@@ -3,6 +3,8 @@
 // timing path is exercised by the honest candidate and by validate.
 #include "cli_test_util.hpp"
 
+#include <sstream>
+
 namespace kjudge::test {
 namespace {
 
@@ -32,6 +34,44 @@ TEST(Verdicts, HonestSoftmaxIsCorrectAndTimed) {
     if (cs["kind"] == "hidden") ++hidden;
   }
   EXPECT_GE(hidden, 5);
+}
+
+// A candidate whose error needs the full envelope (TF32-rounded inputs, which the problem permits)
+// gets it from its first failing comparison on a call's shape on: every later reference run of
+// that shape (the timed calls' rechecks included) asks for the perturbed runs at once, one
+// reference request per recheck rather than an exact run, a failed comparison and a second run.
+TEST(Verdicts, AWidenedEnvelopeIsAskedForAtOnceOnLaterCallsOfTheShape) {
+  const auto trace = test_dir() / "widened-envelope-requests.txt";
+  std::filesystem::remove(trace);
+  const auto c = kjudge({"eval", "matmul_bias_relu", std::string(KJUDGE_TEST_DATA) + "/honest/cpu/matmul_tf32_emulated.cpp",
+                         "--budget", "1", "--hidden", "2"},
+                        300, {{"KJUDGE_TRACE_REQUESTS", trace.string()}});
+  ASSERT_EQ(c.r.exit_status, 0) << c.r.output;
+  EXPECT_TRUE(status_of(c) == "ok_faster" || status_of(c) == "ok_not_faster") << status_of(c);
+  const int rechecks = c.result["timing"]["rechecks"]["count"].get<int>();
+  ASSERT_GE(rechecks, 10);
+  // The trace: "t role pid type wait" per request. Reference requests before the first timed
+  // call (the correctness checks) and after it (the rechecks).
+  std::ifstream in(trace);
+  std::string line;
+  int before = 0, after = 0;
+  bool timing = false;
+  while (std::getline(in, line)) {
+    std::istringstream ls(line);
+    std::string t, role, pid, type;
+    ls >> t >> role >> pid >> type;
+    if (type == "time_begin") timing = true;
+    if (role == "reference" && type == "reference") ++(timing ? after : before);
+  }
+  // The checks widened at least once (more reference runs than checked calls), so the candidate
+  // does need the full envelope; the rechecks then took one reference run each, plus at most one
+  // widening per timed case whose shape no check had (the first recheck of it).
+  int checked = 0;
+  for (const auto& cs : c.result["cases"])
+    if (cs.value("status", "") == "pass") ++checked;
+  EXPECT_GT(before, checked) << "no check needed the full envelope: the test no longer exercises widening";
+  EXPECT_GE(after, rechecks);
+  EXPECT_LE(after, rechecks + static_cast<int>(c.result["timing"]["cases"].size()));
 }
 
 TEST(Verdicts, SubtlyWrongIsWrongResult) {
