@@ -423,7 +423,8 @@ def inspect_kernelbench(path, seed, overrides=None, module_name="kjudge_kb_probl
     consts = {k: v for k, v in vars(mod).items()
               if not k.startswith("_") and isinstance(v, int) and not isinstance(v, bool)}
     n_params = sum(p.numel() for p in model.parameters()) if isinstance(model, torch.nn.Module) else 0
-    src = open(path).read()
+    with open(path, encoding="utf-8") as f:
+        src = f.read()
     return {"inputs": tensors, "outputs": outputs, "scalars": scalars, "args": args, "init_inputs": init,
             "constants": consts, "parameters": n_params, "doc": (mod.Model.__doc__ or "").strip()[:300],
             "uses_matmul": any(w in src for w in ("matmul", "Linear", "linear", "bmm", "Conv", "conv",
@@ -526,7 +527,8 @@ def inspect_gpumode(directory):
     task = os.path.join(directory, "task.yml")
     if not os.path.exists(task):
         raise BadInput(f"{directory}: no task.yml")
-    spec = yaml.safe_load(open(task))
+    with open(task, encoding="utf-8") as f:
+        spec = yaml.safe_load(f)
     ref_path = os.path.join(directory, "reference.py")
     if not os.path.exists(ref_path):
         raise BadInput(f"{directory}: no reference.py")

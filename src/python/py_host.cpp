@@ -514,6 +514,15 @@ PyObject* attr(PyObject* o, const char* name) {
 }  // namespace
 
 void start_interpreter(const std::string& python_executable) {
+  // UTF-8 mode: problem and candidate files are read as UTF-8 whatever the locale. An isolated
+  // interpreter neither coerces the C locale nor reads PYTHONUTF8, and on a machine without a
+  // locale (the H200 image: LANG unset) open() decoded ASCII, so KernelBench level 1 #12, with a
+  // "×" in a docstring, failed to import there.
+  PyPreConfig pre;
+  PyPreConfig_InitIsolatedConfig(&pre);
+  pre.utf8_mode = 1;
+  if (const PyStatus ps = Py_PreInitialize(&pre); PyStatus_Exception(ps))
+    throw std::runtime_error(std::string("cannot start Python (") + python_executable + "): " + (ps.err_msg ? ps.err_msg : "?"));
   PyConfig config;
   PyConfig_InitIsolatedConfig(&config);
   config.write_bytecode = 0;       // no __pycache__ next to problem or candidate files

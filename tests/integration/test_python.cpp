@@ -97,6 +97,23 @@ TEST_F(Python, KernelBenchImportWritesProblems) {
   EXPECT_EQ(side3["args"], json::parse(R"([{"tensor":0},{"tensor":1}])"));
 }
 
+// Problem files are UTF-8 whatever the locale: on a machine without one (LANG unset, as on the
+// H200 image) the embedded interpreter decoded them as ASCII and a "×" in a docstring failed the
+// import (KernelBench level 1 #12).
+TEST_F(Python, KernelBenchImportReadsUtf8SourcesUnderTheCLocale) {
+  const fs::path dir = test_dir() / "kb-utf8" / "level1";
+  fs::create_directories(dir);
+  {
+    std::ofstream f(dir / "1_ScaledLeakyReLU.py");
+    f << "# y = x \u00d7 s, with \u00b5-sized slopes (non-ASCII on purpose)\n"
+      << read_file(py_data("kernelbench/level1/1_ScaledLeakyReLU.py"));
+  }
+  const fs::path out = test_dir() / "kb-utf8-out";
+  const auto c = kj({"import", "kernelbench", dir.string(), "--out", out.string()}, {{"LC_ALL", "C"}, {"LANG", "C"}});
+  ASSERT_EQ(c.r.exit_status, 0) << c.r.output;
+  EXPECT_NE(c.r.output.find("1 imported, 0 failed"), std::string::npos) << c.r.output;
+}
+
 TEST_F(Python, KernelBenchBadFilesExit2WithTheLastFrame) {
   const auto raises = kj({"import", "kernelbench", py_data("kernelbench/bad/raises_on_import.py"), "--out", (test_dir() / "bad").string()});
   EXPECT_EQ(raises.r.exit_status, 2);
