@@ -119,6 +119,7 @@ class cuda_backend final : public backend {
                         std::uint64_t seed) override;
   void begin_trace() override;
   json end_trace() override;
+  void detach_trace() override;
   json device_state() override;
   json doctor() override { return measure_ceilings(m_ctx.device); }
   void pin_host_memory(void* p, std::size_t bytes) override;
@@ -544,8 +545,14 @@ bool cuda_backend::perturb_ulp_copy(const guarded_buffer& src, guarded_buffer& d
   return true;
 }
 
+void cuda_backend::detach_trace() {
+  if (m_tracing) return;
+  KJ_CUDA_CHECK(cudaDeviceSynchronize());
+  activity_trace::instance().detach();
+}
+
 void cuda_backend::begin_trace() {
-  if (!activity_trace::instance().available()) return;
+  if (!activity_trace::instance().available() && !activity_trace::instance().detached()) return;
   KJ_CUDA_CHECK(cudaDeviceSynchronize());
   std::size_t total = 0;
   KJ_CUDA_CHECK(cudaMemGetInfo(&m_free_before_trace, &total));

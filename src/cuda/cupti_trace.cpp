@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <stdexcept>
 
 #include "cuda/check.hpp"
 
@@ -76,7 +77,20 @@ void activity_trace::init() {
   m_ready = true;
 }
 
+void activity_trace::detach() {
+  if (!m_ready || !m_used || m_on) return;
+  KJ_CUDA_CHECK(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
+  KJ_CUDA_CHECK(cuptiFinalize());
+  m_ready = false;
+  m_used = false;
+  m_detached = true;
+}
+
 void activity_trace::begin() {
+  if (m_detached && !m_ready) {
+    init();
+    if (!m_ready) throw std::runtime_error("CUPTI could not be attached again after detaching: " + m_error);
+  }
   if (!m_ready || m_on) return;
   {
     std::lock_guard<std::mutex> g(m_mutex);
@@ -85,6 +99,7 @@ void activity_trace::begin() {
   }
   for (const auto k : k_kinds) KJ_CUDA_CHECK(cuptiActivityEnable(k));
   m_on = true;
+  m_used = true;
 }
 
 std::vector<trace_record> activity_trace::end() {

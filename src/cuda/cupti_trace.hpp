@@ -36,7 +36,16 @@ class activity_trace {
   static activity_trace& instance();
   // Registers the buffer callbacks; call once, early (before the sandbox).
   void init();
+  // Detaches CUPTI from the process (cuptiFinalize) if it was enabled since it was attached.
+  // Disabling the activity kinds does not remove what CONCURRENT_KERNEL put into the process:
+  // CUPTI instruments kernel code to time it (the CUPTI documentation's "overhead" section), and
+  // on the H200 a process whose first conv_transpose3d ran traced kept timing it 1.2% slower
+  // than one whose first call ran untraced (KernelBench level 1 #61, A/A, docs/design.md). Only
+  // detaching removes it. The next begin() attaches CUPTI again (hundreds of ms) and throws if
+  // it cannot: a trace that silently stops would drop evidence.
+  void detach();
   [[nodiscard]] bool available() const { return m_ready; }
+  [[nodiscard]] bool detached() const { return m_detached; }
   [[nodiscard]] const std::string& why_unavailable() const { return m_error; }
   void begin();
   // Flushes (the caller has synchronised the device), disables, and returns the records in
@@ -55,6 +64,8 @@ class activity_trace {
   std::vector<trace_record> m_records;
   bool m_ready = false;
   bool m_on = false;
+  bool m_used = false;      // enabled since CUPTI was last attached
+  bool m_detached = false;  // detach() ran: begin() attaches again
   std::string m_error;
   std::size_t m_dropped = 0;
 };

@@ -154,6 +154,11 @@ class backend {
   // evidence of the calls timed since begin_trace(); null when the backend has none.
   virtual void begin_trace() {}
   virtual json end_trace() { return nullptr; }
+  // Before timed samples: removes whatever tracing left in the process that would slow them
+  // (CUPTI's kernel instrumentation outlives end_trace(); src/cuda/cupti_trace.hpp), so that a
+  // party whose calls were traced is timed like one whose were not. The next begin_trace()
+  // sets tracing up again.
+  virtual void detach_trace() {}
   // Clocks, temperature, power and throttle reasons now (recorded before and after timing);
   // null when the backend has none.
   virtual json device_state() { return nullptr; }

@@ -758,6 +758,9 @@ void session::handle_time(const json& m) {
   const call_spec c = call_from_json(m.at("call"));
   const std::string mode = m.value("mode", "cold");
   const auto layout = candidate_layout(c, 1);
+  // Whatever the checked calls' tracing left in this process goes before any timed call (the
+  // candidate's calls were traced, a baseline's mostly not: the same code then timed differently).
+  m_backend->detach_trace();
   if (m_backend->device_resident() && !m_warmed_up) {
     // DESIGN.md §4 warm-up: a baseline's first call may load modules and create library handles
     // (a cuBLAS handle takes ~100 ms); one untimed call on this case's shape does that first.

@@ -198,6 +198,25 @@ TEST(cuda_trace, shows_work_left_running_on_another_stream) {
   EXPECT_LT(c.seconds, 1e-3);  // the events saw only the judge's stream: hence the trace
 }
 
+// Before timing, a worker detaches CUPTI (its kernel instrumentation outlives end_trace); the
+// next checked call must be traced as fully as the first, twice over.
+TEST(cuda_trace, traces_again_after_detaching) {
+  backend& be = shared_backend();
+  const cudaStream_t s = stream_of(be);
+  for (int round = 0; round < 2; ++round) {
+    be.detach_trace();
+    const timed_call untraced = be.time([&] { return cuda::detail::launch_empty(s) == cudaSuccess ? 0 : 1; });
+    ASSERT_EQ(untraced.rc, 0);
+    be.begin_trace();
+    const timed_call c = be.time([&] { return cuda::detail::launch_empty(s) == cudaSuccess ? 0 : 2; });
+    const json tr = be.end_trace();
+    ASSERT_EQ(c.rc, 0);
+    ASSERT_FALSE(tr.is_null()) << "round " << round;
+    EXPECT_TRUE(tr.value("window_found", false)) << tr.dump(1);
+    EXPECT_EQ(tr.value("kernels", 0), 1) << tr.dump(1);
+  }
+}
+
 TEST(cuda_trace, counts_the_call_s_own_allocations) {
   backend& be = shared_backend();
   be.begin_trace();
