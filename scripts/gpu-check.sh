@@ -5,7 +5,8 @@
 #   tests   the GPU tests (tests/gpu: generator bit identity, guards, poison, timer, traces, faults)
 #   bench   the timer floor (empty kernel, cold), the stability of a >= 100 us kernel's median
 #           across two runs, the SM clock per sample, tracing cost, the doctor's ceilings and an
-#           independent cudaMemcpy bandwidth to check the copy ceiling against
+#           independent cudaMemcpy bandwidth to check the copy ceiling against; the host oracle's
+#           envelope and comparison passes over a 1.6e9-element output (kjudge-oracle-bench)
 #   faults  candidates that fault the GPU (illegal address, hang, out-of-bounds write, input
 #           modification, in-call synchronisation and allocation), each followed by an honest
 #           candidate that must pass on the same GPU
@@ -78,7 +79,7 @@ if want build; then
   PY=${KJUDGE_PYTHON:-$(command -v python3)}
   cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKJUDGE_USE_DEPS=ON -DKJUDGE_CUDA=ON \
         -DKJUDGE_GPU_TESTS=ON -DKJUDGE_PYTHON_WORKER=ON -DPython3_EXECUTABLE="$PY" >"$LOGS/configure.log" 2>&1 &&
-    ninja -C "$BUILD" kjudge kjudge-worker kjudge-worker-cuda kjudge_gpu_tests kjudge-gpu-bench kjudge-memcpy-check \
+    ninja -C "$BUILD" kjudge kjudge-worker kjudge-worker-cuda kjudge_gpu_tests kjudge-gpu-bench kjudge-memcpy-check kjudge-oracle-bench \
         >"$LOGS/build.log" 2>&1
   rc=$?
   py_worker="kjudge-worker-py: $( [ -x "$BUILD/bin/kjudge-worker-py" ] && echo "built with $PY" || echo "not built ($(grep -m1 -i 'embedding' "$LOGS/configure.log"))")"
@@ -103,6 +104,9 @@ if want bench; then
   "$BUILD/bin/kjudge-gpu-bench" --doctor --out "$LOGS/bench-1.json" >"$LOGS/bench-1.log" 2>&1
   "$BUILD/bin/kjudge-gpu-bench" --out "$LOGS/bench-2.json" >"$LOGS/bench-2.log" 2>&1
   "$BUILD/bin/kjudge-memcpy-check" >"$LOGS/memcpy.json" 2>"$LOGS/memcpy.log"
+  # The host side of a recheck of KernelBench's largest outputs (1.6e9 f32 elements, 25.8 GB).
+  "$BUILD/bin/kjudge-oracle-bench" --elements 1610612736 --rows 4096 --reps 3 >"$LOGS/oracle-bench.log" 2>&1
+  note "oracle bench (host, rc=$?): $(tr '\n' ' ' <"$LOGS/oracle-bench.log")"
   cp "$LOGS/bench-1.json" "$LOGS/bench-2.json" "$OUT/" 2>/dev/null
   python3 - "$LOGS/bench-1.json" "$LOGS/bench-2.json" "$LOGS/memcpy.json" <<'PY' | tee -a "$SUMMARY"
 import json, sys
