@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""The KernelBench A/A validations recorded under bench/results/ (the logs of `kjudge validate --all`
+in its default configuration, kb-validate-level*.txt; diagnostic runs are named otherwise), the latest judgement of each problem, counted per level against both
+criteria: the issue's band (ratio in [0.98, 1.02]) and validate's own verdict (the band and a 95%
+CI that contains 1, decided at full precision: a CI printed as [0.9999, 1.0000] may exclude 1). Files are read in path order (session3 < session4 < ...; call1 < call3 within a
+session), so a later run of a problem replaces an earlier one; every run is listed.
+
+Usage: bench/kb-validation-summary.py [RESULTS_DIR] [--kb DIR]
+  RESULTS_DIR  default bench/results/h200
+  --kb DIR     KernelBench's levels (default .kb/KernelBench): lists the problems not yet judged
+"""
+import glob
+import os
+import re
+import sys
+
+LINE = re.compile(r"^(kb[/.](level\d+)[/.](\S+))\s+(ok|FAIL)\s+ratio ([\d.]+)\s+95% CI \[([\d.]+), ([\d.]+)\]")
+FAIL_OTHER = re.compile(r"^(kb[/.](level\d+)[/.](\S+))\s+FAIL\s+(?!ratio)(.*)$")
+
+
+def natural(s):
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", s)]
+
+
+def main(argv):
+    results = "bench/results/h200"
+    kb = ".kb/KernelBench"
+    args = list(argv)
+    if "--kb" in args:
+        i = args.index("--kb")
+        kb = args[i + 1]
+        del args[i:i + 2]
+    if args:
+        results = args[0]
+    files = sorted(glob.glob(os.path.join(results, "**", "kb-validate-level*.txt"), recursive=True), key=natural)
+    latest, history = {}, {}
+    for f in files:
+        src = os.path.relpath(f, results)
+        for line in open(f, encoding="utf-8", errors="replace"):
+            m = LINE.match(line)
+            if m:
+                _, lvl, name, status, med, lo, hi = m.groups()
+                med, lo, hi = float(med), float(lo), float(hi)
+                rec = {"ratio": med, "lo": lo, "hi": hi, "band": 0.98 <= med <= 1.02,
+                       "ci1": status == "ok", "status": status, "file": src}
+            else:
+                m = FAIL_OTHER.match(line)
+                if not m:
+                    continue
+                _, lvl, name, reason = m.groups()
+                rec = {"ratio": None, "band": False, "ci1": False, "status": "FAIL", "file": src,
+                       "reason": reason.strip()[:120]}
+            latest[(lvl, name)] = rec
+            history.setdefault((lvl, name), []).append(rec)
+    levels = sorted({k[0] for k in latest} | {d for d in ("level1", "level2") if os.path.isdir(os.path.join(kb, d))},
+                    key=natural)
+    print(f"# KernelBench A/A validations in {results} ({len(files)} log files)\n")
+    print("| level | problem | latest ratio [95% CI] | in [0.98, 1.02] | validate (band and CI contains 1) | runs | latest file |")
+    print("|---|---|---|---|---|---|---|")
+    for (lvl, name) in sorted(latest, key=lambda k: (natural(k[0]), natural(k[1]))):
+        r = latest[(lvl, name)]
+        fig = f"{r['ratio']:.4f} [{r['lo']:.4f}, {r['hi']:.4f}]" if r["ratio"] is not None else r.get("reason", "")
+        print(f"| {lvl} | {name} | {fig} | {'yes' if r['band'] else 'no'} | {r['status']} | "
+              f"{len(history[(lvl, name)])} | {r['file']} |")
+    print()
+    for lvl in levels:
+        judged = [k for k in latest if k[0] == lvl]
+        band = sum(latest[k]["band"] for k in judged)
+        strict = sum(latest[k]["band"] and latest[k]["ci1"] for k in judged)
+        d = os.path.join(kb, lvl)
+        total = None
+        missing = []
+        if os.path.isdir(d):
+            names = sorted((f[:-3] for f in os.listdir(d) if f.endswith(".py")), key=natural)
+            total = len(names)
+            missing = [n for n in names if (lvl, n) not in latest]
+        print(f"{lvl}: {len(judged)} judged of {total if total is not None else '?'}; "
+              f"in [0.98, 1.02]: {band}; validated (the band and the CI containing 1): {strict}")
+        if missing:
+            print(f"  not yet judged ({len(missing)}): " + " ".join(n.split("_")[0] for n in missing))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
