@@ -257,7 +257,8 @@ json cuda_backend::environment() {
            {"cold_flush", "cudaMemsetAsync of " + std::to_string(m_flush.bytes()) + " bytes (>= 2 x L2), then stream "
                           "synchronised; not timed"},
            {"arena_pinned", m_pin_status},
-           {"trace", activity_trace::instance().available() ? json("CUPTI activity (checked calls only)")
+           {"trace", activity_trace::instance().available() || activity_trace::instance().detached()
+                        ? json("CUPTI activity (checked calls only; detached before timed calls)")
                                                             : json("unavailable: " + activity_trace::instance().why_unavailable())}};
   return env;
 }
