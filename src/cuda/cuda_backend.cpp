@@ -15,8 +15,11 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <map>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/error.hpp"
@@ -154,6 +157,13 @@ class cuda_backend final : public backend {
   device_buffer m_compare_counts;  // unsigned long long[2]: bytes changed, first offset
   void* m_pinned = nullptr;
   std::string m_pin_status = "not requested";
+  // KJUDGE_CUPTI_DETACH=each (an experiment, off by default): CUPTI is detached after every
+  // traced call, not only before timed calls, so that no process loads modules while it is
+  // attached (docs/design.md, session 6: the A/A asymmetry that remained on KernelBench #61).
+  const bool m_detach_each = [] {
+    const char* v = std::getenv("KJUDGE_CUPTI_DETACH");
+    return v != nullptr && std::string_view(v) == "each";
+  }();
 };
 
 cuda_backend::cuda_backend()
@@ -221,6 +231,7 @@ void cuda_backend::warm_up() {
     KJ_CUDA_CHECK(detail::launch_clock_probe(m_probe_a.device<clock_sample>(), 0, 1, s));
     KJ_CUDA_CHECK(cudaDeviceSynchronize());
     (void)activity_trace::instance().end();
+    if (m_detach_each) activity_trace::instance().detach();
   }
 }
 
@@ -258,7 +269,8 @@ json cuda_backend::environment() {
                           "synchronised; not timed"},
            {"arena_pinned", m_pin_status},
            {"trace", activity_trace::instance().available() || activity_trace::instance().detached()
-                        ? json("CUPTI activity (checked calls only; detached before timed calls)")
+                        ? json(m_detach_each ? "CUPTI activity (checked calls only; detached after every traced call)"
+                                             : "CUPTI activity (checked calls only; detached before timed calls)")
                                                             : json("unavailable: " + activity_trace::instance().why_unavailable())}};
   return env;
 }
@@ -573,6 +585,7 @@ json cuda_backend::end_trace() {
   j["threads_before"] = m_threads_at_trace;
   j["threads_after"] = threads;
   m_last_peak = j.value("alloc_peak_bytes", 0LL);
+  if (m_detach_each) activity_trace::instance().detach();  // after stream_id: CUPTI calls re-attach
   return j;
 }
 

@@ -135,7 +135,8 @@ std::variant<worker_process, worker_failure> worker_process::launch(const worker
   // Passive waiting makes every party start on an idle machine.
   if (std::getenv("OMP_WAIT_POLICY") == nullptr) env_s.emplace_back("OMP_WAIT_POLICY=PASSIVE");
   for (const char* keep : {"OMP_WAIT_POLICY", "OMP_NUM_THREADS", "CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH",
-                           "CUDA_MODULE_LOADING", "NVIDIA_VISIBLE_DEVICES", "KJUDGE_SANDBOX_READ"})
+                           "CUDA_MODULE_LOADING", "NVIDIA_VISIBLE_DEVICES", "KJUDGE_SANDBOX_READ",
+                           "KJUDGE_CUPTI_DETACH"})
     if (const char* v = std::getenv(keep)) env_s.push_back(std::string(keep) + "=" + v);
   std::vector<char*> envp;
   for (auto& s : env_s) envp.push_back(s.data());
