@@ -34,9 +34,12 @@ int main(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
     const long long v = std::atoll(argv[i + 1]);
-    if (a == "--elements") elements = v;
-    else if (a == "--rows") rows = v;
-    else if (a == "--reps") reps = static_cast<int>(v);
+    if (a == "--elements")
+      elements = v;
+    else if (a == "--rows")
+      rows = v;
+    else if (a == "--reps")
+      reps = static_cast<int>(v);
     else {
       std::fprintf(stderr, "kjudge-oracle-bench: unknown option %s\n", a.c_str());
       return 2;
@@ -77,8 +80,8 @@ int main(int argc, char** argv) {
     const compare_result cr = compare_output_envelope(out, ref64, same, env, tol, 2.0);
     const double tc = seconds_since(t0);
     pass = pass && cr.pass;
-    std::printf("rep %d: envelope %.3f s (%.2f ns/elem, %.1f GB/s), compare %.3f s (%.2f ns/elem, %.1f GB/s), %s\n", rep + 1,
-                te, te / static_cast<double>(n) * 1e9, gb / te, tc, tc / static_cast<double>(n) * 1e9, gb / tc,
+    std::printf("rep %d: envelope %.3f s (%.2f ns/elem, %.1f GB/s), compare %.3f s (%.2f ns/elem, %.1f GB/s), %s\n",
+                rep + 1, te, te / static_cast<double>(n) * 1e9, gb / te, tc, tc / static_cast<double>(n) * 1e9, gb / tc,
                 cr.pass ? "pass" : ("FAIL: " + cr.reason).c_str());
   }
   return pass ? 0 : 1;
