@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -376,8 +377,14 @@ int cmd_validate(const eval_flags& f, const std::string& problem, bool all, int 
       const bool ok = in_band && lo <= 1.0 && hi >= 1.0;
       ++timed;
       if (in_band) ++within_band;
-      std::snprintf(line, sizeof line, "%-34s %-4s  ratio %.4f  95%% CI [%.4f, %.4f] against %s (%d rounds, %s)", t.label.c_str(),
-                    ok ? "ok" : "FAIL", med, lo, hi, against.c_str(), r["timing"]["rounds"].get<int>(), f.mode.c_str());
+      // Enough decimals that the printed CI says what the criterion saw: at 4, a CI of
+      // [0.99991, 0.99998] printed as [0.9999, 1.0000] and seemed to contain 1 (KernelBench #42).
+      int digits = 4;
+      const auto shown = [&](double v) { return std::round(v * std::pow(10.0, digits)) / std::pow(10.0, digits); };
+      while (digits < 8 && (shown(lo) <= 1.0 && shown(hi) >= 1.0) != (lo <= 1.0 && hi >= 1.0)) ++digits;
+      std::snprintf(line, sizeof line, "%-34s %-4s  ratio %.*f  95%% CI [%.*f, %.*f] against %s (%d rounds, %s)", t.label.c_str(),
+                    ok ? "ok" : "FAIL", digits, med, digits, lo, digits, hi, against.c_str(), r["timing"]["rounds"].get<int>(),
+                    f.mode.c_str());
       if (!ok) {
         ++failures;
         failed.push_back(line);
