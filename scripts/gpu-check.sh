@@ -65,7 +65,8 @@ judge() {  # judge NAME PROBLEM CANDIDATE [flags...]
   fi
 }
 
-: >"$SUMMARY"
+# KJ_GPU_APPEND=1: a second run in the same call (another setting, same build) adds to the summary.
+[ -z "${KJ_GPU_APPEND:-}" ] && : >"$SUMMARY"
 {
   echo "== gpu-check $(date -u +%FT%TZ) stages: ${stages[*]}"
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,temperature.gpu,power.limit,persistence_mode --format=csv 2>&1
@@ -310,6 +311,9 @@ if want oracle; then
 fi
 
 if want kb; then
+  # KJ_KB_TAG: a suffix of this run's file names (an A/B of settings in one call, e.g.
+  # KJ_KB_TAG=-detach-each with KJUDGE_CUPTI_DETACH=each and KJ_GPU_APPEND=1 in a second run).
+  TAG=${KJ_KB_TAG:-}
   KB=${KJ_KB_DIR:-$ROOT/.kb/KernelBench}
   export KJUDGE_IMPORTED=$BUILD/kb-problems
   for lvl in ${KJ_KB_LEVELS:-level1 level2}; do
@@ -345,9 +349,9 @@ if want kb; then
       for ((i = 0; i < sample && i < ${#all[@]}; i++)); do cp "$KB/$lvl/${all[$(( i * ${#all[@]} / sample ))]}" "$src/"; done
       note "kb $lvl: a sample of $(ls "$src" | wc -l) of ${#all[@]} files: $(ls "$src" | sort -V | tr '\n' ' ')"
     fi
-    timeout $(( DEADLINE - SECONDS > 30 ? DEADLINE - SECONDS : 30 )) "$KJ" import kernelbench "$src" --prefix "kb/$lvl" --jobs "${KJ_KB_JOBS:-8}" --timeout 120 >"$LOGS/kb-import-$lvl.log" 2>&1
-    note "kb import $lvl: rc=$? in $(( $(date +%s) - t0 )) s: $(tail -1 "$LOGS/kb-import-$lvl.log")"
-    grep -E '^kjudge import:' "$LOGS/kb-import-$lvl.log" | cut -c1-300 | head -20 | tee -a "$SUMMARY"
+    timeout $(( DEADLINE - SECONDS > 30 ? DEADLINE - SECONDS : 30 )) "$KJ" import kernelbench "$src" --prefix "kb/$lvl" --jobs "${KJ_KB_JOBS:-8}" --timeout 120 >"$LOGS/kb-import-$lvl$TAG.log" 2>&1
+    note "kb import $lvl: rc=$? in $(( $(date +%s) - t0 )) s: $(tail -1 "$LOGS/kb-import-$lvl$TAG.log")"
+    grep -E '^kjudge import:' "$LOGS/kb-import-$lvl$TAG.log" | cut -c1-300 | head -20 | tee -a "$SUMMARY"
   done
   for lvl in ${KJ_KB_LEVELS:-level1 level2}; do
     left=$(( DEADLINE - SECONDS ))
@@ -355,16 +359,16 @@ if want kb; then
     # With KJ_KB_PART only that part was imported (above); KJ_KB_VALIDATE_FLAGS adds eval flags
     # (e.g. "--hidden 2").
     # Every request to a worker and its wait, for finding where a problem's time goes.
-    KJUDGE_TRACE_REQUESTS=$LOGS/kb-requests-$lvl.txt \
-    timeout "$left" "$KJ" validate --all "kb/$lvl" --device cuda --budget "${KJ_KB_BUDGET:-1}" -q --results "$LOGS/kb-results-$lvl" \
+    KJUDGE_TRACE_REQUESTS=$LOGS/kb-requests-$lvl$TAG.txt \
+    timeout "$left" "$KJ" validate --all "kb/$lvl" --device cuda --budget "${KJ_KB_BUDGET:-1}" -q --results "$LOGS/kb-results-$lvl$TAG" \
         ${KJ_KB_VALIDATE_FLAGS:-} \
-        >"$LOGS/kb-validate-$lvl.log" 2>&1
+        >"$LOGS/kb-validate-$lvl$TAG.log" 2>&1
     rc=$?
-    n_ok=$(grep -cE '^kb/\S+ +ok ' "$LOGS/kb-validate-$lvl.log")
-    n_fail=$(grep -cE '^kb/\S+ +FAIL ' "$LOGS/kb-validate-$lvl.log")
-    note "kb validate $lvl: rc=$rc; $(grep -E 'problem\(s\) found|^--sample|^--part|^ratio within' "$LOGS/kb-validate-$lvl.log" | tr '\n' ' ') [lines: $n_ok ok, $n_fail FAIL$( [ $rc -eq 124 ] && echo ', cut at the time limit')]"
-    cp "$LOGS/kb-validate-$lvl.log" "$OUT/kb-validate-$lvl.txt"
-    cp "$LOGS/kb-import-$lvl.log" "$OUT/kb-import-$lvl.txt" 2>/dev/null
+    n_ok=$(grep -cE '^kb/\S+ +ok ' "$LOGS/kb-validate-$lvl$TAG.log")
+    n_fail=$(grep -cE '^kb/\S+ +FAIL ' "$LOGS/kb-validate-$lvl$TAG.log")
+    note "kb validate $lvl$TAG: rc=$rc; $(grep -E 'problem\(s\) found|^--sample|^--part|^ratio within' "$LOGS/kb-validate-$lvl$TAG.log" | tr '\n' ' ') [lines: $n_ok ok, $n_fail FAIL$( [ $rc -eq 124 ] && echo ', cut at the time limit')]"
+    cp "$LOGS/kb-validate-$lvl$TAG.log" "$OUT/kb-validate-$lvl$TAG.txt"
+    cp "$LOGS/kb-import-$lvl$TAG.log" "$OUT/kb-import-$lvl$TAG.txt" 2>/dev/null
   done
 fi
 
