@@ -39,10 +39,11 @@ class activity_trace {
   // Detaches CUPTI from the process (cuptiFinalize) if it was enabled since it was attached.
   // Disabling the activity kinds does not remove what CONCURRENT_KERNEL put into the process:
   // CUPTI instruments kernel code to time it (the CUPTI documentation's "overhead" section), and
-  // on the H200 a process whose first conv_transpose3d ran traced kept timing it 1.2% slower
-  // than one whose first call ran untraced (KernelBench level 1 #61, A/A, docs/design.md). Only
-  // detaching removes it. The next begin() attaches CUPTI again (hundreds of ms) and throws if
-  // it cannot: a trace that silently stops would drop evidence.
+  // on the H200 a Python candidate, traced in its checked calls, timed KernelBench level 1 #61's
+  // conv_transpose3d 2.3% slower than the same module as an untraced torch baseline (A/A,
+  // docs/design.md, session 6). Only detaching removes it. The next begin() attaches CUPTI again
+  // (two detach-attach rounds took 21 ms in the GPU test) and throws if it cannot: a trace that
+  // silently stops would drop evidence.
   void detach();
   [[nodiscard]] bool available() const { return m_ready; }
   [[nodiscard]] bool detached() const { return m_detached; }

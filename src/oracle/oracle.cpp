@@ -228,9 +228,9 @@ compare_result compare_output_envelope(const host_tensor& out, const host_tensor
   const auto loop = [&](std::size_t c, std::size_t begin, std::size_t end, auto out_at, auto poisoned_at, auto ref_at) {
     // A local, stored once at the end: the reference is read through a double*, which may alias
     // a partial's doubles, so accumulating in chunks[c] stored to it on every element, and the
-    // partials of neighbouring threads share cache lines. On the H200 host (16 threads) that
-    // false sharing made a recheck's comparison of 1.6e9 elements take ~2.1 s where the
-    // envelope's pass over the same data took 0.3 s.
+    // partials of neighbouring threads share cache lines (2 threads here: 4.13 -> 2.71 ns per
+    // element, kjudge-oracle-bench; the likely cause of a 1.6e9-element comparison taking ~2.1 s
+    // on the H200 host where the envelope's pass over as many bytes took 0.3 s).
     partial q;
     // The row's envelope, advanced at row boundaries (no division per element).
     const std::size_t row_len = envelope.row_length();

@@ -6,12 +6,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <thread>
 #include <utility>
-#include <vector>
 
 #include "core/error.hpp"
 
@@ -180,31 +177,6 @@ std::byte* shared_arena::at(std::size_t offset, std::size_t bytes) {
     throw internal_error("arena access out of range: offset " + std::to_string(offset) + " + " +
                          std::to_string(bytes) + " > " + std::to_string(m_size));
   return m_base + offset;
-}
-
-bool shared_arena::populate(std::size_t bytes, unsigned threads) {
-#ifndef MADV_POPULATE_WRITE
-  constexpr int MADV_POPULATE_WRITE = 23;  // Linux 5.14; older C libraries lack the name
-#endif
-  bytes = std::min(bytes, m_size);
-  if (m_base == nullptr || bytes == 0) return true;
-  // Chunks of whole 2 MiB (a multiple of every page size in use); the mapping's base is
-  // page-aligned, so every chunk start is too.
-  constexpr std::size_t grain = std::size_t{2} << 20;
-  const std::size_t units = (bytes + grain - 1) / grain;
-  const std::size_t t = std::max<std::size_t>(1, std::min<std::size_t>(threads, units));
-  const std::size_t per = (units + t - 1) / t;
-  std::vector<int> failed(t, 0);
-  std::vector<std::thread> pool;
-  for (std::size_t c = 0; c < t; ++c) {
-    const std::size_t b = std::min(bytes, c * per * grain), e = std::min(bytes, (c + 1) * per * grain);
-    if (b >= e) continue;
-    pool.emplace_back([this, b, e, c, &failed] {
-      if (::madvise(m_base + b, e - b, MADV_POPULATE_WRITE) != 0) failed[c] = errno;
-    });
-  }
-  for (auto& th : pool) th.join();
-  return std::all_of(failed.begin(), failed.end(), [](int e) { return e == 0; });
 }
 
 std::string random_token() {

@@ -78,11 +78,6 @@ class shared_arena {
   [[nodiscard]] const std::byte* data() const { return m_base; }
   // Throws internal_error when [offset, offset+bytes) is outside the arena.
   [[nodiscard]] std::byte* at(std::size_t offset, std::size_t bytes);
-  // Faults the first `bytes` in, writable, on up to `threads` threads, leaving the contents as
-  // they are (MADV_POPULATE_WRITE). Returns false where the kernel cannot (before Linux 5.14):
-  // the pages are then faulted on first use as before. Pinning a fresh arena for DMA faulted its
-  // pages one at a time on one thread: 19.3 GB in 7-8 s on the H200 host.
-  bool populate(std::size_t bytes, unsigned threads);
 
  private:
   void reset();

@@ -184,7 +184,6 @@ class session {
   std::string m_last_exception;
   std::vector<std::byte> m_probe;  // the deferred-work probe's second copy of an output, reused
   std::vector<std::byte> m_workspace_poison;
-  std::string m_populate_note;  // how the arena's pages were faulted before pinning (env)
   program_loader m_loader = nullptr;
   bool m_warmed_up = false;  // device backends: one untimed call before the first timed one
   hosted_program m_hosted;
@@ -223,13 +222,6 @@ bool session::handle_hello(const json& m) {
     // perturbed-run slots are used only when an output fails the narrower envelope; a baseline's
     // outputs stay in device snapshots). The rest is copied through the driver's staging.
     const std::size_t pin = std::min<std::size_t>(m.value("pin_bytes", m_arena.size()), m_arena.size());
-    if (pin > 0 && m_backend->device_resident()) {
-      // The pages faulted on the host's threads first (the driver faults them one by one).
-      const auto t0 = std::chrono::steady_clock::now();
-      const bool populated = m_arena.populate(pin, std::min(16u, std::max(1u, std::thread::hardware_concurrency())));
-      m_populate_note = populated ? "pages populated in " + std::to_string(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()) + " s"
-                                  : "pages not populated (kernel without MADV_POPULATE_WRITE)";
-    }
     if (pin > 0) m_backend->pin_host_memory(m_arena.data(), pin);
   } catch (const std::exception& e) {
     send_error("internal", std::string("backend start failed: ") + e.what());
@@ -300,7 +292,6 @@ bool session::handle_hello(const json& m) {
     return false;
   }
   json env = m_backend->environment();
-  if (!m_populate_note.empty()) env["arena_populated"] = m_populate_note;
   if (m_loader != nullptr) env.update(m_hosted.environment);
   const bool sandbox = m.value("sandbox", true);
   sandbox_options so;

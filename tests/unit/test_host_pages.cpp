@@ -1,5 +1,5 @@
-// shared_arena::populate: the pages of a fresh arena faulted in on several threads before a
-// worker pins it, contents unchanged.
+// detail::populate_pages: the pages of a fresh arena faulted in on several threads before a
+// device backend pins it, contents unchanged.
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "protocol/channel.hpp"
+#include "worker/detail/host_pages.hpp"
 
 namespace kjudge {
 namespace {
@@ -21,21 +22,21 @@ std::size_t resident_pages(const std::byte* base, std::size_t bytes) {
   return n;
 }
 
-TEST(SharedArena, PopulateFaultsThePagesInAndKeepsTheContents) {
+TEST(HostPages, PopulateFaultsAnArenasPagesInAndKeepsTheContents) {
   const std::size_t bytes = std::size_t{64} << 20, page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
   shared_arena a = shared_arena::create(bytes);
   a.data()[5000] = std::byte{0x5a};
   a.data()[std::size_t{40} << 20] = std::byte{0xa5};
   const std::size_t populated = std::size_t{48} << 20;
   EXPECT_LT(resident_pages(a.data(), bytes), 16u) << "a fresh memfd arena should be mostly holes";
-  if (!a.populate(populated, 4)) GTEST_SKIP() << "this kernel has no MADV_POPULATE_WRITE (Linux < 5.14)";
+  if (!detail::populate_pages(a.data(), populated, 4)) GTEST_SKIP() << "this kernel has no MADV_POPULATE_WRITE (Linux < 5.14)";
   EXPECT_EQ(resident_pages(a.data(), populated), populated / page);
   EXPECT_LT(resident_pages(a.data() + populated, bytes - populated), 16u) << "only the first bytes are populated";
   EXPECT_EQ(a.data()[5000], std::byte{0x5a});
   EXPECT_EQ(a.data()[std::size_t{40} << 20], std::byte{0xa5});
   EXPECT_EQ(a.data()[4999], std::byte{0});
-  // Populating again, or past the end, is harmless.
-  EXPECT_TRUE(a.populate(bytes * 2, 3));
+  // Populating again, on another thread count, is harmless.
+  EXPECT_TRUE(detail::populate_pages(a.data(), bytes, 3));
   EXPECT_EQ(resident_pages(a.data(), bytes), bytes / page);
 }
 
