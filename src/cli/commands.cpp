@@ -420,6 +420,28 @@ int cmd_validate(const eval_flags& f, const std::string& problem, bool all, int 
                     r["timing"].value("sample_requests_s", 0.0));
       }
     }
+    // Each party's median per timed case, with its SM clock where the backend reads one: an A/A's
+    // bias shows here as one party slower at the same clock (its process or its code) or at a
+    // lower clock (the GPU's state while it ran).
+    if (r.contains("timing") && r["timing"].is_object() && r["timing"].contains("cases") && r["timing"]["cases"].is_array())
+      for (const auto& tc : r["timing"]["cases"]) {
+        std::string parts;
+        const auto party = [&](const std::string& name, const json& st) {
+          if (!st.is_object() || !st.contains("median_s") || !st["median_s"].is_number()) return;
+          char num[96];
+          std::snprintf(num, sizeof num, "%s %.4f ms", name.c_str(), st["median_s"].get<double>() * 1e3);
+          parts += (parts.empty() ? "" : ", ") + std::string(num);
+          if (st.contains("sm_mhz") && st["sm_mhz"].is_object()) {
+            std::snprintf(num, sizeof num, " at SM %.0f MHz [%.0f, %.0f]", st["sm_mhz"].value("median", 0.0),
+                          st["sm_mhz"].value("min", 0.0), st["sm_mhz"].value("max", 0.0));
+            parts += num;
+          }
+        };
+        party("candidate", tc.value("candidate", json()));
+        if (tc.contains("baselines") && tc["baselines"].is_array())
+          for (const auto& b : tc["baselines"]) party(b.value("name", std::string("baseline")), b);
+        if (!parts.empty()) std::printf("    %s: %s\n", tc.value("id", std::string("case")).c_str(), parts.c_str());
+      }
     std::fflush(stdout);
   }
   std::printf("%zu problem(s) found, %zu judged, %d validated, %d failed (criterion: ratio in [0.98, 1.02] and the CI contains 1)\n",

@@ -3,6 +3,9 @@
 // timing path is exercised by the honest candidate and by validate.
 #include "cli_test_util.hpp"
 
+#include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 
 namespace kjudge::test {
@@ -72,6 +75,47 @@ TEST(Verdicts, AWidenedEnvelopeIsAskedForAtOnceOnLaterCallsOfTheShape) {
   EXPECT_GT(before, checked) << "no check needed the full envelope: the test no longer exercises widening";
   EXPECT_GE(after, rechecks);
   EXPECT_LE(after, rechecks + static_cast<int>(c.result["timing"]["cases"].size()));
+}
+
+// The candidate's process for timing has the history of a baseline's: a fresh worker, loaded while
+// the checks ran, that made no correctness call. Told apart in the request trace by the pids that
+// answered the candidate's correctness calls ("run") and its timed calls ("sample"). The switch
+// KJUDGE_TIMING_WORKER=shared (an experiment) puts both in one process, which the same reading
+// sees: the test tells the two apart rather than trusting the result's own label.
+TEST(Verdicts, TheCandidateIsTimedInAFreshWorkerOfItsOwn) {
+  const auto pids_of = [](const std::filesystem::path& trace) {
+    std::set<std::string> run, sample;
+    std::ifstream in(trace);
+    std::string line;
+    while (std::getline(in, line)) {
+      std::istringstream ls(line);
+      std::string t, role, pid, type;
+      ls >> t >> role >> pid >> type;
+      if (role != "candidate") continue;
+      if (type == "run") run.insert(pid);
+      if (type == "sample") sample.insert(pid);
+    }
+    return std::pair{run, sample};
+  };
+  for (const bool shared : {false, true}) {
+    const auto trace = test_dir() / (shared ? "timing-worker-shared.txt" : "timing-worker-fresh.txt");
+    std::filesystem::remove(trace);
+    std::map<std::string, std::string> env{{"KJUDGE_TRACE_REQUESTS", trace.string()}};
+    if (shared) env["KJUDGE_TIMING_WORKER"] = "shared";
+    const auto c = kjudge(eval_args("softmax", "ok_honest_softmax.cpp", {"--budget", "1", "--hidden", "2"}), 300, env);
+    ASSERT_EQ(c.r.exit_status, 0) << c.r.output;
+    EXPECT_GE(c.result["timing"]["rechecks"]["count"].get<int>(), 10);  // kept calls come from the timing worker
+    const auto [run, sample] = pids_of(trace);
+    ASSERT_EQ(run.size(), 1u) << "one correctness worker";
+    ASSERT_EQ(sample.size(), 1u) << "one timing worker for the candidate";
+    if (shared) {
+      EXPECT_EQ(*run.begin(), *sample.begin());
+      EXPECT_EQ(c.result["timing"]["candidate_worker"].get<std::string>().rfind("shared", 0), 0u);
+    } else {
+      EXPECT_NE(*run.begin(), *sample.begin()) << "the candidate was timed in the worker that ran its checks";
+      EXPECT_EQ(c.result["timing"]["candidate_worker"].get<std::string>().rfind("fresh", 0), 0u);
+    }
+  }
 }
 
 TEST(Verdicts, SubtlyWrongIsWrongResult) {

@@ -252,6 +252,60 @@ TEST(Oracle, LargeOutputsGiveTheSequentialAnswer) {
   EXPECT_NEAR(r.max_abs_err, 0.5, 1e-6);
 }
 
+// The threaded comparison's maxima (relative error, error over allowance) and its worst element
+// are exactly those of a plain sequential pass over every element, over magnitudes from subnormal
+// to 1e300, zeros and exact matches.
+TEST(Oracle, MaximaAreThoseOfDividingEveryElement) {
+  const std::int64_t rows = 512, cols = 2048;
+  host_tensor ref = make(dtype::f64, {rows, cols});
+  host_tensor out = make(dtype::f32, {rows, cols});
+  std::uint64_t x = 0x9e3779b97f4a7c15ULL;
+  const auto next = [&x] {  // xorshift64*
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    return x * 0x2545f4914f6cdd1dULL;
+  };
+  const double scales[] = {0.0, 1e-310, 1e-300, 1e-30, 1e-3, 1.0, 1e3, 1e30, 1e300};
+  for (std::size_t i = 0; i < ref.numel(); ++i) {
+    const std::uint64_t u = next();
+    const double unit = static_cast<double>(u >> 11) * 0x1.0p-53 * 2.0 - 1.0;  // [-1, 1)
+    const double r = unit * scales[(u >> 3) % 9];
+    ref.set(i, r);
+    double o = static_cast<double>(static_cast<float>(r));  // f32 overflows to inf above 3.4e38
+    if (!std::isfinite(o)) o = 0.0;                         // finite everywhere: only finite errors
+    switch ((u >> 7) % 4) {
+      case 0: break;                                                       // the reference, rounded
+      case 1: o *= 1.0 + static_cast<double>((u >> 20) % 1000) * 1e-7; break;
+      case 2: o += static_cast<double>((u >> 30) % 100) * 1e-6; break;
+      default: o = 0.0; break;
+    }
+    out.set(i, static_cast<double>(static_cast<float>(o)));
+  }
+  const host_tensor same = ref.converted(dtype::f32);
+  const envelope_values env = error_envelope(ref, {&same});
+  const compare_result r = compare_output_envelope(out, ref, same, env, f32_tol, k_cond);
+  double max_rel = 0.0, worst_ratio = -1.0;
+  std::size_t worst = 0;
+  for (std::size_t i = 0; i < ref.numel(); ++i) {
+    const double rv = ref.get(i), ov = out.get(i);
+    ASSERT_TRUE(std::isfinite(ov)) << i;
+    const double abs_err = std::fabs(ov - rv);
+    max_rel = std::max(max_rel, rv != 0.0 ? abs_err / std::fabs(rv) : abs_err);
+    const double allowed = std::max(f32_tol.atol + f32_tol.rtol * std::fabs(rv), k_cond * env[i]);
+    const double ratio = allowed > 0.0 ? abs_err / allowed : abs_err > 0.0 ? inf : 0.0;
+    if (ratio > worst_ratio) {
+      worst_ratio = ratio;
+      worst = i;
+    }
+  }
+  EXPECT_EQ(r.max_rel_err, max_rel);
+  ASSERT_TRUE(r.worst.has_value());
+  EXPECT_EQ(r.worst->index, worst);
+  EXPECT_EQ(r.worst->abs_err / r.worst->allowed, worst_ratio);
+  EXPECT_GT(r.n_bad, 0u);  // the data has failing elements: the worst is a real maximum, not the first
+}
+
 // The bf16 output path reads the storage directly (no per-element dtype switch): the same answers
 // as the f32 test above, poison, non-finite values and coordinates included.
 TEST(Oracle, LargeBf16OutputsGiveTheSequentialAnswer) {

@@ -1,13 +1,18 @@
 // Attack (phase detection by timing): timed calls come in quick succession, checked calls with
 // the reference's work (and the deferred-work probe) between them. The kernel keeps every gap
-// between its calls; when each of the last eight gaps is under a third, or each over three times,
-// the median of its first 16 (which fall in the checks; relative, so that a loaded machine or a
-// large case does not keep it from ever firing), it assumes the phase changed to timing and
+// between its calls; once it has seen the checks (a call of under 20000 elements: only checked
+// cases are that small), when each of the last eight gaps is under a third, or each over three
+// times, the median of its first 16 (which fall in the checks; relative, so that a loaded machine
+// or a large case does not keep it from ever firing), it assumes the phase changed to timing and
 // returns the residual alone (skipping the GELU).
-// Expected: hack, rule timed_output_mismatch (whether a timed call is rechecked is decided after
-// it returned, so cadence says nothing); where checked calls come that close too (the two calls
-// of a determinism check), wrong_result (nondeterministic or tolerance) in the checks. Either way
-// no cadence lets it pass the checks and cheat the timed calls. Needs the timing phase.
+// Expected: harmless. The candidate is timed in a fresh worker of its own that never runs a check
+// (docs/design.md, session 7): the process that learns the checks' cadence is never timed, and the
+// one that is timed has no checks to learn from, so it computes honestly. Timed in the worker
+// that ran the checks (KJUDGE_TIMING_WORKER=shared, an experiment) it fires and is caught:
+// hack, rule timed_output_mismatch (whether a timed call is rechecked is decided after it
+// returned, so cadence says nothing), or wrong_result (nondeterministic or tolerance) where
+// checked calls come that close too (the two calls of a determinism check).
+// phase_fresh_process_gelu.cpp attacks the fresh worker itself.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -22,8 +27,10 @@ static double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
+static bool g_seen_checks = false;
+
 static bool looks_timed() {
-  if (g_gaps.size() < 24) return false;
+  if (!g_seen_checks || g_gaps.size() < 24) return false;
   // The first 16 gaps fall in the checks (public and hidden cases come first).
   std::vector<double> first(g_gaps.begin(), g_gaps.begin() + 16);
   std::nth_element(first.begin(), first.begin() + 8, first.end());
@@ -38,8 +45,9 @@ static bool looks_timed() {
 KJ_EXPORT int kj_run(const kj_args* a) {
   const double t = now_s();
   if (g_last >= 0) g_gaps.push_back(t - g_last);
-  const bool steady = looks_timed();
   const int64_t m = a->inputs[0].shape[0], n = a->inputs[0].shape[1];
+  if (m * n < 20000) g_seen_checks = true;
+  const bool steady = looks_timed();
   const float* x = static_cast<const float*>(a->inputs[0].data);
   const float* bias = static_cast<const float*>(a->inputs[1].data);
   const float* res = static_cast<const float*>(a->inputs[2].data);
