@@ -118,6 +118,7 @@ struct eval_flags {
   std::string seed;
   double call_timeout = 30;
   int rechecks = -1;  // -1: the device's default (eval_options::rechecks_per_round)
+  int worker_epochs = 1;
   bool no_trace = false;
   double memory_limit_mib = 4096;
   std::string torch;
@@ -160,6 +161,10 @@ void add_eval_flags(CLI::App* c, eval_flags& f) {
                 "timed calls rechecked per case and round (default: 2 on cpu, 1 on cuda; 0 only to measure what "
                 "the rechecks cost: a candidate that changes its output when timed is then not caught)")
       ->check(CLI::Range(0, 100));
+  c->add_option("--worker-epochs", f.worker_epochs,
+                "time the rounds in N successive sets of fresh worker processes (the rounds split evenly); the CI then "
+                "also covers what a process fixes for its lifetime, which one set's rounds cannot show (default 1)")
+      ->check(CLI::Range(1, 100));
   c->add_flag("--no-trace", f.no_trace,
               "cuda: no kernel trace of checked calls (only to measure what the trace costs: work on other streams, "
               "after the stop event, library kernels and peak memory are then not checked)");
@@ -188,6 +193,7 @@ eval_options to_options(const eval_flags& f, const std::string& problem, const s
   o.shape_scale = f.shape_scale;
   o.call_timeout_seconds = f.call_timeout;
   o.rechecks_per_round = f.rechecks;
+  o.worker_epochs = f.worker_epochs;
   o.trace = !f.no_trace;
   if (!f.torch.empty()) o.torch_baselines = parse_torch_baselines(f.torch);
   o.memory_limit_bytes = static_cast<std::size_t>(f.memory_limit_mib * 1024 * 1024);
@@ -200,6 +206,9 @@ eval_options to_options(const eval_flags& f, const std::string& problem, const s
     }
   }
   if (f.budget <= 0) throw usage_error("--budget " + std::to_string(f.budget) + ": expected a positive number of seconds");
+  if (o.worker_epochs > o.min_rounds)
+    throw usage_error("--worker-epochs " + std::to_string(o.worker_epochs) + ": at most the number of rounds (" +
+                      std::to_string(o.min_rounds) + "), each set of workers times at least one");
   return o;
 }
 
@@ -382,9 +391,19 @@ int cmd_validate(const eval_flags& f, const std::string& problem, bool all, int 
       int digits = 4;
       const auto shown = [&](double v) { return std::round(v * std::pow(10.0, digits)) / std::pow(10.0, digits); };
       while (digits < 8 && (shown(lo) <= 1.0 && shown(hi) >= 1.0) != (lo <= 1.0 && hi >= 1.0)) ++digits;
-      std::snprintf(line, sizeof line, "%-34s %-4s  ratio %.*f  95%% CI [%.*f, %.*f] against %s (%d rounds, %s)", t.label.c_str(),
+      // --worker-epochs: each set of workers' own ratio, so that a spread between processes shows.
+      std::string sets;
+      if (s.contains("epoch_medians") && s["epoch_medians"].is_array() && s["epoch_medians"].size() > 1) {
+        for (const auto& m : s["epoch_medians"]) {
+          char num[32];
+          std::snprintf(num, sizeof num, "%.4f", m.get<double>());
+          sets += (sets.empty() ? "" : ", ") + std::string(num);
+        }
+        sets = ", " + std::to_string(s["epoch_medians"].size()) + " sets of workers: " + sets;
+      }
+      std::snprintf(line, sizeof line, "%-34s %-4s  ratio %.*f  95%% CI [%.*f, %.*f] against %s (%d rounds, %s%s)", t.label.c_str(),
                     ok ? "ok" : "FAIL", digits, med, digits, lo, digits, hi, against.c_str(), r["timing"]["rounds"].get<int>(),
-                    f.mode.c_str());
+                    f.mode.c_str(), sets.c_str());
       if (!ok) {
         ++failures;
         failed.push_back(line);

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <functional>
 #include <future>
 #include <map>
 #include <optional>
@@ -621,6 +622,8 @@ struct timed_party {
   worker_process* worker = nullptr;
   bool is_candidate = false;
   bool is_python = false;  // a kjudge-worker-py party (torch): no CUPTI trace in its process
+  // --worker-epochs: the options of this party's worker for epoch e >= 1 (a fresh process).
+  std::function<worker_options(int)> options_for_epoch;
 };
 
 // Host memory the evaluation will touch at its largest call: the reference worker's arena
@@ -1277,12 +1280,20 @@ json evaluate(const eval_options& o) {
       cand->stop();  // its host and device memory are free before the first timed call
     }
     parties.push_back({"candidate", o.candidate, candidate_sha, timed_cand, true, python_candidate});
+    const auto epoch_label = [](const std::string& label, int e) { return label + "-epoch" + std::to_string(e + 1); };
+    parties.back().options_for_epoch = [&, epoch_label](int e) {
+      return worker_options_for(cand_build.library, "candidate", epoch_label("candidate-timing", e), cand_party, true);
+    };
     // The workers launched with the reference's and the candidate's (above), in that order: the
     // reference as a baseline, then the torch parties.
     progress("warm-up", 0, 1, "waiting for " + std::to_string(launched.size()) + " baseline worker(s)");
     std::size_t next_launched = 0;
-    if (!python_reference)
+    if (!python_reference) {
       parties.push_back({"reference", ref_source, sha256_hex(read_file(ref_source)), await_launched(launched[next_launched++]), false});
+      parties.back().options_for_epoch = [&, epoch_label](int e) {
+        return worker_options_for(ref_build.library, "baseline", epoch_label("baseline-reference", e), json());
+      };
+    }
     // PyTorch baselines: eager and torch.compile modes, TF32 as requested (on by default).
     json torch_info = nullptr;
     std::vector<std::size_t> python_parties;
@@ -1295,8 +1306,14 @@ json evaluate(const eval_options& o) {
       // Their compiles below stay one after another, since max-autotune benchmarks on the GPU and
       // must not share it with another party's tuning.
       for (const auto& kind : torch_kinds) {
+        const std::string label = launched[next_launched].label;
         worker_process* w = await_launched(launched[next_launched++]);
         parties.push_back({kind, pyp.file, sha256_hex(read_file(pyp.file)), w, false, true});
+        parties.back().options_for_epoch = [&, epoch_label, kind, label](int e) {
+          return worker_options_for(pyp.file, "baseline", epoch_label(label, e),
+                                    python_party(p, pyp, "baseline", pyp.file, python_party_kind(pyp, "baseline"), pyp.entry,
+                                                 torch_compile_mode(kind), o.tf32, o.device, variant, py_setup));
+        };
         python_parties.push_back(parties.size() - 1);
       }
     }
@@ -1306,25 +1323,39 @@ json evaluate(const eval_options& o) {
       const build_result bb = bf != baseline_builds.end() ? bf->second.get() : build_candidate(build_request{b.source, o.device});
       if (!bb.ok) throw internal_error("baseline " + b.name + " does not compile:\n" + bb.diagnostics);
       parties.push_back({b.name, b.source, bb.source_sha256, start_worker(bb.library, "baseline", "baseline-" + b.name), false});
+      parties.back().options_for_epoch = [&, epoch_label, lib = bb.library, label = "baseline-" + b.name](int e) {
+        return worker_options_for(lib, "baseline", epoch_label(label, e), json());
+      };
     }
     for (std::size_t i = 1; i < parties.size(); ++i)
       result["baselines"].push_back(json{{"name", parties[i].name}, {"source", parties[i].source.string()},
                                          {"sha256", parties[i].sha256}});
-    {
-      // torch.compile compiles on a shape's first call: done here, untimed, and reported apart.
-      std::vector<call_spec> warm_calls;
-      for (const auto& c : plan.bench_cases) warm_calls.push_back(to_call(c));
-      if (warm_calls.empty()) warm_calls.push_back(to_call(plan.public_cases.back()));
+    // torch.compile compiles on a shape's first call: done here, untimed, and reported apart; in
+    // every epoch's fresh workers again (from the on-disk caches: reported per epoch).
+    std::vector<call_spec> warm_calls;
+    for (const auto& c : plan.bench_cases) warm_calls.push_back(to_call(c));
+    if (warm_calls.empty()) warm_calls.push_back(to_call(plan.public_cases.back()));
+    // A Python baseline's compile counters after its warm-up in the current epoch, and the
+    // recompiles of the epochs already ended (graphs compiled during their timed rounds).
+    std::map<std::size_t, json> warm_stats;
+    std::map<std::size_t, long> earlier_recompiles;
+    auto warm_python = [&](int epoch) {
       for (std::size_t q : python_parties) {
         if (parties[q].is_candidate) continue;
         progress("warm-up", 0, 1, parties[q].name + ": compiling and warming up");
         json wu = python_warmup(*parties[q].worker, parties[q].name, warm_calls, 1800);
-        wu["env"] = parties[q].worker->ready().value("env", json::object()).value("python", json());
-        wu["info"] = parties[q].worker->ready().value("info", "");
-        result["baselines"][q - 1]["python"] = wu;
-        if (torch_info.is_object() && !torch_info.contains("env")) torch_info["env"] = wu["env"];
+        warm_stats[q] = wu.value("stats", json());
+        if (epoch == 0) {
+          wu["env"] = parties[q].worker->ready().value("env", json::object()).value("python", json());
+          wu["info"] = parties[q].worker->ready().value("info", "");
+          result["baselines"][q - 1]["python"] = wu;
+          if (torch_info.is_object() && !torch_info.contains("env")) torch_info["env"] = wu["env"];
+        } else {
+          result["baselines"][q - 1]["python"]["later_epochs_compile_s"].push_back(wu.value("compile_s", 0.0));
+        }
       }
-    }
+    };
+    warm_python(0);
 
     std::vector<const planned_case*> bench;
     for (const auto& c : plan.bench_cases) bench.push_back(&c);
@@ -1366,41 +1397,74 @@ json evaluate(const eval_options& o) {
       return true;
     };
     std::map<std::string, double> peak_memory;  // cuda: party -> device bytes allocated during a call
-    // Warm-up, untimed: page tables, lazy binding, OpenMP thread pools, instruction caches and
-    // branch predictors of every party settle before the first counted round.
-    for (std::size_t c = 0; c < nc; ++c) {
-      progress("warm-up", static_cast<int>(c), static_cast<int>(nc), bench[c]->id);
-      const call_spec base_call = to_call(*bench[c]);
-      for (std::size_t q = 0; q < np; ++q) {
-        worker_process& w = *parties[q].worker;
-        const std::string ctx = "warm-up of " + parties[q].name + " on " + bench[c]->id;
-        get_json(w.request(json{{"type", "time_begin"}, {"call", to_json(base_call)}, {"mode", o.mode}}, o.call_timeout_seconds),
-                 ctx, "time_ready");
-        for (int i = 0; i < warmup_calls; ++i) {
-          // cuda: the last warm-up call is traced, giving every party's device allocations during
-          // a call (peak memory, DESIGN.md §4) without perturbing a counted sample.
-          // Not in a torch party's process: torch's own profiler (kineto) holds CUPTI there.
-          const bool trace = o.trace && o.device == "cuda" && i + 1 == warmup_calls && !parties[q].is_python;
-          json req{{"type", "sample"}, {"seed", mix_seed(secret, 0x7761726dULL + static_cast<std::uint64_t>(i))}};
-          if (trace) req["trace"] = true;
-          json s = get_json(w.request(req, o.call_timeout_seconds), ctx, "sampled");
-          if (s.value("rc", 0) != 0) reject_rule("nonzero_return", {ctx + ": kj_run returned " + s["rc"].dump()});
-          if (trace && s.contains("extra") && s["extra"].contains("trace") && s["extra"]["trace"].is_object()) {
-            const auto& t = s["extra"]["trace"];
-            const double peak = t.value("alloc_peak_bytes", 0.0);
-            auto& slot = peak_memory[parties[q].name];
-            slot = std::max(slot, peak);
-            if (parties[q].is_candidate) check_evidence(json{{"extra", json::array({s["extra"]})}}, ctx);
+    auto warm_up_parties = [&]() {
+      // Warm-up, untimed: page tables, lazy binding, OpenMP thread pools, instruction caches and
+      // branch predictors of every party settle before the first counted round.
+      for (std::size_t c = 0; c < nc; ++c) {
+        progress("warm-up", static_cast<int>(c), static_cast<int>(nc), bench[c]->id);
+        const call_spec base_call = to_call(*bench[c]);
+        for (std::size_t q = 0; q < np; ++q) {
+          worker_process& w = *parties[q].worker;
+          const std::string ctx = "warm-up of " + parties[q].name + " on " + bench[c]->id;
+          get_json(w.request(json{{"type", "time_begin"}, {"call", to_json(base_call)}, {"mode", o.mode}}, o.call_timeout_seconds),
+                   ctx, "time_ready");
+          for (int i = 0; i < warmup_calls; ++i) {
+            // cuda: the last warm-up call is traced, giving every party's device allocations during
+            // a call (peak memory, DESIGN.md §4) without perturbing a counted sample.
+            // Not in a torch party's process: torch's own profiler (kineto) holds CUPTI there.
+            const bool trace = o.trace && o.device == "cuda" && i + 1 == warmup_calls && !parties[q].is_python;
+            json req{{"type", "sample"}, {"seed", mix_seed(secret, 0x7761726dULL + static_cast<std::uint64_t>(i))}};
+            if (trace) req["trace"] = true;
+            json s = get_json(w.request(req, o.call_timeout_seconds), ctx, "sampled");
+            if (s.value("rc", 0) != 0) reject_rule("nonzero_return", {ctx + ": kj_run returned " + s["rc"].dump()});
+            if (trace && s.contains("extra") && s["extra"].contains("trace") && s["extra"]["trace"].is_object()) {
+              const auto& t = s["extra"]["trace"];
+              const double peak = t.value("alloc_peak_bytes", 0.0);
+              auto& slot = peak_memory[parties[q].name];
+              slot = std::max(slot, peak);
+              if (parties[q].is_candidate) check_evidence(json{{"extra", json::array({s["extra"]})}}, ctx);
+            }
+            get_json(w.request(json{{"type", "discard"}}, o.call_timeout_seconds), ctx, "discarded");
           }
-          get_json(w.request(json{{"type", "discard"}}, o.call_timeout_seconds), ctx, "discarded");
+          get_json(w.request(json{{"type", "time_end"}}, o.call_timeout_seconds), ctx, "time_done");
         }
-        get_json(w.request(json{{"type", "time_end"}}, o.call_timeout_seconds), ctx, "time_done");
       }
-    }
+    };
+    warm_up_parties();
+    // --worker-epochs: the rounds are timed in successive sets of fresh workers, every party's
+    // process replaced at once at the epoch's first round (evenly over the minimum rounds), so
+    // that the CI covers what a process fixes for its lifetime (stats::epoch_median).
+    const int epochs = std::max(1, o.worker_epochs);
+    int epoch = 0;
+    std::vector<int> epoch_of_round;
+    double restart_seconds = 0;  // not counted against the timing budget
+    auto start_epoch = [&](int e) {
+      const auto t0 = clock_type::now();
+      progress("timing", rounds, o.min_rounds, "worker set " + std::to_string(e + 1) + " of " + std::to_string(epochs));
+      for (std::size_t q : python_parties) {
+        if (parties[q].is_candidate) continue;
+        const json st = python_stats(*parties[q].worker, o.call_timeout_seconds);
+        if (st.is_object() && warm_stats[q].is_object())
+          earlier_recompiles[q] += st.value("graphs", 0L) - warm_stats[q].value("graphs", 0L);
+      }
+      for (auto& pt : parties) pt.worker->stop();
+      std::vector<std::variant<worker_process, worker_failure>> started;
+      for (auto& pt : parties) started.push_back(worker_process::launch(pt.options_for_epoch(e)));
+      for (std::size_t q = 0; q < parties.size(); ++q) {
+        if (std::holds_alternative<worker_process>(started[q]))
+          if (auto f = std::get<worker_process>(started[q]).await_ready()) started[q] = std::move(*f);
+        parties[q].worker = adopt_worker(std::move(started[q]), parties[q].is_candidate ? "candidate" : "baseline",
+                                         parties[q].name + " (worker set " + std::to_string(e + 1) + ")");
+      }
+      warm_python(e);
+      warm_up_parties();
+      restart_seconds += since(t0);
+    };
     const int rechecks_per_round = o.rechecks_per_round >= 0 ? o.rechecks_per_round : (o.device == "cuda" ? 1 : 2);
     std::vector<int> last_round_samples(nc, 0);  // the candidate's timed calls per case in the last round
     while (rounds < o.max_rounds) {
-      const double elapsed = since(t_timing);
+      if (epoch + 1 < epochs && rounds == (epoch + 1) * o.min_rounds / epochs) start_epoch(++epoch);
+      const double elapsed = since(t_timing) - restart_seconds;
       if (rounds >= o.min_rounds && (elapsed > o.timing_budget_seconds || halfwidth_ok())) break;
       if (rounds >= o.min_rounds && elapsed > 2 * o.timing_budget_seconds) break;
       const int rounds_left = std::max(1, o.min_rounds - rounds);
@@ -1567,6 +1631,7 @@ json evaluate(const eval_options& o) {
         }
       }
       ++rounds;
+      epoch_of_round.push_back(epoch);
     }
     progress("timing", rounds, rounds, "done");
 
@@ -1615,10 +1680,10 @@ json evaluate(const eval_options& o) {
         continue;
       }
       json& pb = result["baselines"][q - 1]["python"];
-      const json before = pb.value("stats", json());
+      const json before = warm_stats[q];  // after the current epoch's warm-up
       pb["stats_after_timing"] = st;
       if (st.is_object() && before.is_object())
-        pb["recompiles_during_timing"] = st.value("graphs", 0) - before.value("graphs", 0);
+        pb["recompiles_during_timing"] = earlier_recompiles[q] + st.value("graphs", 0L) - before.value("graphs", 0L);
     }
     if (!torch_info.is_null()) result["torch"] = torch_info;
 
@@ -1635,7 +1700,13 @@ json evaluate(const eval_options& o) {
       ceil = load_ceilings(o.device, "");
     }
 
-    // Summaries: per case, every baseline's ratio to the candidate; the strongest per case.
+    // Summaries: per case, every baseline's ratio to the candidate; the strongest per case. CIs
+    // over rounds, and over the worker epochs where there are several (stats::epoch_median).
+    const auto paired_ci = [&](const std::vector<double>& num, const std::vector<double>& den) {
+      std::vector<double> ratios(num.size());
+      for (std::size_t k = 0; k < num.size(); ++k) ratios[k] = num[k] / den[k];
+      return stats::epoch_median(ratios, epoch_of_round).all;
+    };
     json tcases = json::array();
     std::vector<std::vector<double>> log_ratio_per_round(static_cast<std::size_t>(rounds), std::vector<double>());
     std::vector<double> geo_rounds(static_cast<std::size_t>(rounds), 0.0);
@@ -1653,7 +1724,7 @@ json evaluate(const eval_options& o) {
         if (stats::median(per_round[c][q]) < stats::median(per_round[c][strongest])) strongest = q;
       for (std::size_t q = 1; q < np; ++q) {
         const auto bs = stats::summarize(all_samples[c][q]);
-        const auto r = stats::bootstrap_median_ratio(per_round[c][q], per_round[c][0]);
+        const auto r = paired_ci(per_round[c][q], per_round[c][0]);
         cj["baselines"].push_back(json{{"name", parties[q].name}, {"median_s", stats::median(per_round[c][q])},
                                        {"q25_s", bs.q25}, {"q75_s", bs.q75}, {"min_s", bs.min}, {"max_s", bs.max},
                                        {"n", bs.n}, {"speedup", {{"median", r.median}, {"ci95", {r.ci.lo, r.ci.hi}}}},
@@ -1663,7 +1734,7 @@ json evaluate(const eval_options& o) {
         for (int k = 0; k < rounds; ++k)
           g[static_cast<std::size_t>(k)] += std::log(per_round[c][q][static_cast<std::size_t>(k)] / per_round[c][0][static_cast<std::size_t>(k)]) / static_cast<double>(nc);
       }
-      const auto sr = stats::bootstrap_median_ratio(per_round[c][strongest], per_round[c][0]);
+      const auto sr = paired_ci(per_round[c][strongest], per_round[c][0]);
       for (int k = 0; k < rounds; ++k)
         geo_rounds[static_cast<std::size_t>(k)] += std::log(per_round[c][strongest][static_cast<std::size_t>(k)] / per_round[c][0][static_cast<std::size_t>(k)]) / static_cast<double>(nc);
       const double med = stats::median(per_round[c][0]);
@@ -1699,12 +1770,15 @@ json evaluate(const eval_options& o) {
       tcases.push_back(cj);
     }
     for (auto& g : geo_rounds) g = std::exp(g);
-    const auto head = stats::bootstrap_median(geo_rounds);
+    const stats::epoch_summary head_epochs = stats::epoch_median(geo_rounds, epoch_of_round);
+    const auto& head = head_epochs.all;
     json per_baseline = json::object();
     for (auto& [name, g] : per_baseline_geo) {
       for (auto& x : g) x = std::exp(x);
-      const auto s = stats::bootstrap_median(g);
+      const auto es = stats::epoch_median(g, epoch_of_round);
+      const auto& s = es.all;
       per_baseline[name] = json{{"median", s.median}, {"ci95", {s.ci.lo, s.ci.hi}}};
+      if (epochs > 1) per_baseline[name]["epoch_medians"] = es.epoch_medians;
     }
     const double overhead = wall_overhead.empty() ? 0.0 : stats::median(wall_overhead);
     result["ceilings"] = ceil ? ceil->to_json() : json(nullptr);
@@ -1738,6 +1812,27 @@ json evaluate(const eval_options& o) {
                                                    {"criterion", "involuntary context switches during the call"}}},
                             {"seconds", since(t_timing)}};
     result["timing"]["clock_check"] = clock_evidence;
+    {
+      json ej = json::array();
+      for (int e = 0; e < epochs; ++e) {
+        int first = -1, count = 0;
+        for (int k = 0; k < rounds; ++k)
+          if (epoch_of_round[static_cast<std::size_t>(k)] == e) {
+            if (first < 0) first = k;
+            ++count;
+          }
+        ej.push_back(json{{"first_round", first}, {"rounds", count},
+                          {"speedup_median", static_cast<std::size_t>(e) < head_epochs.epoch_medians.size()
+                                                 ? json(head_epochs.epoch_medians[static_cast<std::size_t>(e)])
+                                                 : json(nullptr)}});
+      }
+      result["timing"]["worker_epochs"] = epochs;
+      result["timing"]["epochs"] = ej;
+      result["timing"]["ci_method"] =
+          epochs > 1 ? "hull of the percentile bootstrap over rounds and a Student t interval over the worker epochs' medians (log scale)"
+                     : "percentile bootstrap over rounds (one set of workers: what a process fixes for its lifetime is not in it)";
+      if (epochs > 1) result["timing"]["restart_s"] = restart_seconds;
+    }
     result["timing"]["candidate_worker"] =
         fresh_timing_worker ? "fresh: started with the baselines' workers, the correctness checks' worker stopped before timing"
                             : "shared: the worker that ran the correctness checks (KJUDGE_TIMING_WORKER=shared)";

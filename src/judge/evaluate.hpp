@@ -33,6 +33,10 @@ struct eval_options {
   // device's default, 2 on cpu (a recheck costs a reference call of a few ms), 1 on cuda (a
   // reference run and ~1.5 GB through the arena on an 8192 x 8192 case).
   int rechecks_per_round = -1;
+  // Successive sets of fresh workers the rounds are split between (every party's process replaced
+  // at once); with 2 or more the CI also covers what a process fixes for its lifetime (the kernel
+  // a library picked, where the buffers landed). 1: one set, as before.
+  int worker_epochs = 1;
   // cuda: the kernel trace of checked calls (CUPTI: streams, kernels after the stop event,
   // library kernels, peak memory). Off only to measure what it costs (--no-trace).
   bool trace = true;

@@ -518,6 +518,13 @@ std::string render_console(const nlohmann::json& r, bool color) {
     if (auto rounds = num(r, {"timing", "rounds"})) out += fmt::format(", {} rounds", static_cast<long long>(*rounds));
     const auto& tcases = arr(r, {"timing", "cases"});
     if (is_true(*s, "geomean_over_cases")) out += fmt::format(", geomean of {} cases", tcases.size());
+    if (auto e = num(r, {"timing", "worker_epochs"}); e && *e > 1) {
+      // --worker-epochs: each set of workers' own figure, so that a spread between processes shows.
+      std::string per;
+      for (const auto& ep : arr(r, {"timing", "epochs"}))
+        if (auto m = num(ep, {"speedup_median"})) per += (per.empty() ? "" : ", ") + fmt::format("{:.3f}x", *m);
+      out += fmt::format(", {} sets of workers: {}", static_cast<long long>(*e), per);
+    }
     out += ")\n";
   }
 

@@ -211,6 +211,50 @@ ratio_summary bootstrap_median_ratio(std::span<const double> num, std::span<cons
   return bootstrap_median(ratios, confidence, resamples, seed);
 }
 
+double student_t95(int dof) {
+  if (dof < 1) throw std::invalid_argument("student_t95: dof must be >= 1");
+  // t_{0.975, dof} for dof 1..30 (standard tables); beyond, 1.96 + 2.4/dof is within 0.002 of it.
+  static constexpr double table[30] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+                                       2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+                                       2.080,  2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
+  if (dof <= 30) return table[dof - 1];
+  return 1.96 + 2.4 / static_cast<double>(dof);
+}
+
+epoch_summary epoch_median(std::span<const double> xs, std::span<const int> epoch_of_round, double confidence,
+                           int resamples, std::uint64_t seed) {
+  require_nonempty(xs, "epoch_median");
+  if (epoch_of_round.size() != xs.size()) throw std::invalid_argument("epoch_median: one epoch per round expected");
+  epoch_summary out;
+  out.within = bootstrap_median(xs, confidence, resamples, seed);
+  out.all = out.within;
+  std::vector<int> ids(epoch_of_round.begin(), epoch_of_round.end());
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  for (int e : ids) {
+    std::vector<double> in;
+    for (std::size_t i = 0; i < xs.size(); ++i)
+      if (epoch_of_round[i] == e) in.push_back(xs[i]);
+    out.epoch_medians.push_back(median(in));
+  }
+  if (ids.size() < 2) return out;
+  if (std::fabs(confidence - 0.95) > 1e-12) throw std::invalid_argument("epoch_median: only confidence 0.95 with epochs");
+  std::vector<double> logs;
+  for (double m : out.epoch_medians) {
+    if (!(m > 0.0) || !std::isfinite(m)) throw std::invalid_argument("epoch_median: epoch medians must be positive");
+    logs.push_back(std::log(m));
+  }
+  const double k = static_cast<double>(logs.size());
+  const double mean_log = mean(logs);
+  double ss = 0.0;
+  for (double l : logs) ss += (l - mean_log) * (l - mean_log);
+  const double sd = std::sqrt(ss / (k - 1.0));
+  const double half = student_t95(static_cast<int>(logs.size()) - 1) * sd / std::sqrt(k);
+  out.between = {std::exp(mean_log - half), std::exp(mean_log + half)};
+  out.all.ci = {std::min(out.within.ci.lo, out.between.lo), std::max(out.within.ci.hi, out.between.hi)};
+  return out;
+}
+
 spread summarize(std::span<const double> xs) {
   require_nonempty(xs, "summarize");
   require_no_nan(xs, "summarize");

@@ -44,6 +44,25 @@ ratio_summary bootstrap_median_ratio(std::span<const double> num, std::span<cons
 ratio_summary bootstrap_median(std::span<const double> xs, double confidence = 0.95,
                                int resamples = 10000, std::uint64_t seed = 0x6b6a75646765ULL);
 
+// The median of positive per-round values (ratios) and its CI when the rounds were timed in
+// successive sets of worker processes ("epochs": epoch_of_round[i] is round i's). Rounds within
+// one process share whatever the process fixed for its lifetime (the kernel a library chose, where
+// its buffers landed), so the bootstrap over rounds shows only the spread within processes; with
+// two or more epochs the CI is the hull of that bootstrap CI and a Student t interval over the
+// epochs' medians in log space (the spread between processes). With one epoch it is
+// bootstrap_median. Only confidence 0.95 is supported with epochs (a t table).
+struct epoch_summary {
+  ratio_summary all;                // median and CI as described
+  ratio_summary within;             // the bootstrap over rounds alone
+  std::vector<double> epoch_medians;  // in epoch order
+  interval between;                 // the t interval over epochs ({0, 0} with one epoch)
+};
+epoch_summary epoch_median(std::span<const double> xs, std::span<const int> epoch_of_round, double confidence = 0.95,
+                           int resamples = 10000, std::uint64_t seed = 0x6b6a75646765ULL);
+
+// Two-sided Student t quantile t_{1 - alpha/2, dof} for confidence 0.95 (alpha 0.05), dof >= 1.
+double student_t95(int dof);
+
 // Spread summary for printing: median, IQR relative to the median, min, max.
 struct spread {
   double median = 0.0;

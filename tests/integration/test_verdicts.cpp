@@ -118,6 +118,50 @@ TEST(Verdicts, TheCandidateIsTimedInAFreshWorkerOfItsOwn) {
   }
 }
 
+// --worker-epochs 2: the rounds are split between two sets of fresh workers, every party's process
+// replaced at once; the trace shows two timing processes per party (none of them the one that ran
+// the checks), the result each set's own figure, and the CI reaches both sets' medians (the
+// interval over epochs is centred between them, with a t quantile of 12.7).
+TEST(Verdicts, WorkerEpochsTimeInFreshSetsOfWorkersAndTheCiSpansThem) {
+  const auto trace = test_dir() / "worker-epochs.txt";
+  std::filesystem::remove(trace);
+  const auto c = kjudge(eval_args("softmax", "ok_honest_softmax.cpp", {"--rounds", "10", "--hidden", "2", "--worker-epochs", "2"}),
+                        300, {{"KJUDGE_TRACE_REQUESTS", trace.string()}});
+  ASSERT_EQ(c.r.exit_status, 0) << c.r.output;
+  std::map<std::string, std::set<std::string>> sample_pids;  // role -> pids answering timed calls
+  std::set<std::string> run_pids;
+  std::ifstream in(trace);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream ls(line);
+    std::string t, role, pid, type;
+    ls >> t >> role >> pid >> type;
+    if (type == "sample") sample_pids[role].insert(pid);
+    if (role == "candidate" && type == "run") run_pids.insert(pid);
+  }
+  const std::size_t baselines = c.result["baselines"].size();
+  ASSERT_GE(baselines, 1u);
+  EXPECT_EQ(sample_pids["candidate"].size(), 2u);
+  EXPECT_EQ(sample_pids["baseline"].size(), 2 * baselines);
+  ASSERT_EQ(run_pids.size(), 1u);
+  EXPECT_EQ(sample_pids["candidate"].count(*run_pids.begin()), 0u);
+  const nlohmann::json& t = c.result["timing"];
+  EXPECT_EQ(t["worker_epochs"], 2);
+  ASSERT_EQ(t["epochs"].size(), 2u);
+  EXPECT_EQ(t["epochs"][0]["rounds"], 5);
+  EXPECT_EQ(t["epochs"][1]["first_round"], 5);
+  EXPECT_EQ(t["epochs"][1]["rounds"], 5);
+  const double m0 = t["epochs"][0]["speedup_median"], m1 = t["epochs"][1]["speedup_median"];
+  const double lo = c.result["speedup"]["ci95"][0], hi = c.result["speedup"]["ci95"][1];
+  EXPECT_LE(lo, std::min(m0, m1));
+  EXPECT_GE(hi, std::max(m0, m1));
+  EXPECT_GE(c.result["timing"]["rechecks"]["count"].get<int>(), 10);
+
+  const auto bad = kjudge(eval_args("softmax", "ok_honest_softmax.cpp", {"--rounds", "3", "--worker-epochs", "4"}));
+  EXPECT_EQ(bad.r.exit_status, 2) << bad.r.output;
+  EXPECT_NE(bad.r.output.find("--worker-epochs 4"), std::string::npos) << bad.r.output;
+}
+
 TEST(Verdicts, SubtlyWrongIsWrongResult) {
   const auto c = kjudge(eval_args("softmax", "wrong_softmax_off_by_scale.cpp"));
   EXPECT_EQ(c.r.exit_status, 1);
