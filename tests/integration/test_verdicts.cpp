@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <vector>
 
 namespace kjudge::test {
 namespace {
@@ -17,6 +18,25 @@ std::vector<std::string> eval_args(const std::string& problem, const std::string
   std::vector<std::string> a{"eval", problem, candidate(cand)};
   a.insert(a.end(), extra.begin(), extra.end());
   return a;
+}
+
+// The requests of a run traced with KJUDGE_TRACE_REQUESTS ("t role pid type wait" per request), in
+// order.
+struct traced_request {
+  std::string role, pid, type;
+};
+std::vector<traced_request> read_request_trace(const std::filesystem::path& trace) {
+  std::vector<traced_request> out;
+  std::ifstream in(trace);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream ls(line);
+    std::string t;
+    traced_request r;
+    ls >> t >> r.role >> r.pid >> r.type;
+    out.push_back(r);
+  }
+  return out;
 }
 
 TEST(Verdicts, HonestSoftmaxIsCorrectAndTimed) {
@@ -53,18 +73,13 @@ TEST(Verdicts, AWidenedEnvelopeIsAskedForAtOnceOnLaterCallsOfTheShape) {
   EXPECT_TRUE(status_of(c) == "ok_faster" || status_of(c) == "ok_not_faster") << status_of(c);
   const int rechecks = c.result["timing"]["rechecks"]["count"].get<int>();
   ASSERT_GE(rechecks, 10);
-  // The trace: "t role pid type wait" per request. Reference requests before the first timed
-  // call (the correctness checks) and after it (the rechecks).
-  std::ifstream in(trace);
-  std::string line;
+  // Reference requests before the first timed call (the correctness checks) and after it (the
+  // rechecks).
   int before = 0, after = 0;
   bool timing = false;
-  while (std::getline(in, line)) {
-    std::istringstream ls(line);
-    std::string t, role, pid, type;
-    ls >> t >> role >> pid >> type;
-    if (type == "time_begin") timing = true;
-    if (role == "reference" && type == "reference") ++(timing ? after : before);
+  for (const auto& r : read_request_trace(trace)) {
+    if (r.type == "time_begin") timing = true;
+    if (r.role == "reference" && r.type == "reference") ++(timing ? after : before);
   }
   // The checks widened at least once (more reference runs than checked calls), so the candidate
   // does need the full envelope; the rechecks then took one reference run each, plus at most one
@@ -85,15 +100,10 @@ TEST(Verdicts, AWidenedEnvelopeIsAskedForAtOnceOnLaterCallsOfTheShape) {
 TEST(Verdicts, TheCandidateIsTimedInAFreshWorkerOfItsOwn) {
   const auto pids_of = [](const std::filesystem::path& trace) {
     std::set<std::string> run, sample;
-    std::ifstream in(trace);
-    std::string line;
-    while (std::getline(in, line)) {
-      std::istringstream ls(line);
-      std::string t, role, pid, type;
-      ls >> t >> role >> pid >> type;
-      if (role != "candidate") continue;
-      if (type == "run") run.insert(pid);
-      if (type == "sample") sample.insert(pid);
+    for (const auto& r : read_request_trace(trace)) {
+      if (r.role != "candidate") continue;
+      if (r.type == "run") run.insert(r.pid);
+      if (r.type == "sample") sample.insert(r.pid);
     }
     return std::pair{run, sample};
   };
@@ -130,14 +140,9 @@ TEST(Verdicts, WorkerEpochsTimeInFreshSetsOfWorkersAndTheCiSpansThem) {
   ASSERT_EQ(c.r.exit_status, 0) << c.r.output;
   std::map<std::string, std::set<std::string>> sample_pids;  // role -> pids answering timed calls
   std::set<std::string> run_pids;
-  std::ifstream in(trace);
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream ls(line);
-    std::string t, role, pid, type;
-    ls >> t >> role >> pid >> type;
-    if (type == "sample") sample_pids[role].insert(pid);
-    if (role == "candidate" && type == "run") run_pids.insert(pid);
+  for (const auto& r : read_request_trace(trace)) {
+    if (r.type == "sample") sample_pids[r.role].insert(r.pid);
+    if (r.role == "candidate" && r.type == "run") run_pids.insert(r.pid);
   }
   const std::size_t baselines = c.result["baselines"].size();
   ASSERT_GE(baselines, 1u);
