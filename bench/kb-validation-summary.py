@@ -5,9 +5,11 @@ criteria: the issue's band (ratio in [0.98, 1.02]) and validate's own verdict (t
 CI that contains 1, decided at full precision: a CI printed as [0.9999, 1.0000] may exclude 1). Files are read in path order (session3 < session4 < ...; call1 < call3 within a
 session), so a later run of a problem replaces an earlier one; every run is listed.
 
-Usage: bench/kb-validation-summary.py [RESULTS_DIR] [--kb DIR]
+Usage: bench/kb-validation-summary.py [RESULTS_DIR] [--kb DIR] [--todo LEVEL]
   RESULTS_DIR  default bench/results/h200
   --kb DIR     KernelBench's levels (default .kb/KernelBench): lists the problems not yet judged
+  --todo LEVEL prints only the file names of LEVEL not yet judged, one per line, in KernelBench's
+               order (scripts/gpu-check.sh, KJ_KB_NEXT: each call validates the next ones)
 """
 import glob
 import os
@@ -26,10 +28,18 @@ def main(argv):
     results = "bench/results/h200"
     kb = ".kb/KernelBench"
     args = list(argv)
-    if "--kb" in args:
-        i = args.index("--kb")
-        kb = args[i + 1]
-        del args[i:i + 2]
+    todo = None
+    for opt in ("--kb", "--todo"):
+        if opt in args:
+            i = args.index(opt)
+            if i + 1 >= len(args):
+                print(f"kb-validation-summary: {opt} needs a value", file=sys.stderr)
+                return 2
+            if opt == "--kb":
+                kb = args[i + 1]
+            else:
+                todo = args[i + 1]
+            del args[i:i + 2]
     if args:
         results = args[0]
     files = sorted(glob.glob(os.path.join(results, "**", "kb-validate-level*.txt"), recursive=True), key=natural)
@@ -52,6 +62,15 @@ def main(argv):
                        "reason": reason.strip()[:120]}
             latest[(lvl, name)] = rec
             history.setdefault((lvl, name), []).append(rec)
+    if todo is not None:
+        d = os.path.join(kb, todo)
+        if not os.path.isdir(d):
+            print(f"kb-validation-summary: no {d}", file=sys.stderr)
+            return 2
+        for f in sorted((f for f in os.listdir(d) if f.endswith(".py")), key=natural):
+            if (todo, f[:-3]) not in latest:
+                print(f)
+        return 0
     levels = sorted({k[0] for k in latest} | {d for d in ("level1", "level2") if os.path.isdir(os.path.join(kb, d))},
                     key=natural)
     print(f"# KernelBench A/A validations in {results} ({len(files)} log files)\n")

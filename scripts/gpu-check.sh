@@ -25,7 +25,8 @@
 #           $KJ_KB_DIR: scripts/fetch-kernelbench.sh): imported, then `kjudge validate --all`
 #           over each level on cuda (KJ_KB_SAMPLE files per level, evenly spaced; 0: all;
 #           KJ_KB_PART=I/N: one part of each level, for levels larger than one call;
-#           KJ_KB_FILES="21_ 41_": the files with these name prefixes; every request to a
+#           KJ_KB_FILES="21_ 41_": the files with these name prefixes; KJ_KB_NEXT=N: the next N
+#           that no committed log under bench/results/h200 has judged; every request to a
 #           worker is traced in kb-requests-LEVEL.txt)
 # Usage: scripts/gpu-check.sh [STAGE...]   (default: all stages, in this order)
 # Results go to $OUT (the device tool's folder) or ./gpu-check-out: summary.txt, results.json,
@@ -329,6 +330,17 @@ if want kb; then
       mkdir -p "$src"
       for pre in $KJ_KB_FILES; do cp "$KB/$lvl/$pre"*.py "$src/" 2>/dev/null; done
       note "kb $lvl: chosen files: $(ls "$src" | sort -V | tr '\n' ' ')"
+    elif [ -n "${KJ_KB_NEXT:-}" ]; then
+      # KJ_KB_NEXT=N: the next N files of the level that no committed validate log has judged
+      # (bench/kb-validation-summary.py --todo), in KernelBench's order: each call goes on where the
+      # last one stopped, and a problem cut by a call's deadline comes first in the next.
+      src=$BUILD/kb-next/$lvl
+      rm -rf "$src" "$KJUDGE_IMPORTED/kb/$lvl"
+      mkdir -p "$src"
+      mapfile -t todo < <(python3 bench/kb-validation-summary.py bench/results/h200 --kb "$KB" --todo "$lvl")
+      for ((i = 0; i < KJ_KB_NEXT && i < ${#todo[@]}; i++)); do cp "$KB/$lvl/${todo[$i]}" "$src/"; done
+      note "kb $lvl: the next $(ls "$src" | wc -l) of ${#todo[@]} not yet judged: $(ls "$src" | sort -V | tr '\n' ' ')"
+      if [ "${#todo[@]}" -eq 0 ]; then note "kb $lvl: every problem has a committed validation"; continue; fi
     elif [ -n "${KJ_KB_PART:-}" ]; then
       # KJ_KB_PART=I/N: only the files whose index in KernelBench's numbering is I modulo N are
       # imported and validated (importing a whole level costs a call's time before any validation).

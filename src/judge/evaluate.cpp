@@ -633,6 +633,15 @@ struct timed_party {
 // more than the machine has (KernelBench level 1 has 7.5 GB inputs); the kernel's OOM killer
 // would then end the evaluation without a word, so it is refused here with the figures.
 std::uint64_t mem_available_bytes() {
+  // KJUDGE_HOST_MEMORY_BYTES: the host memory the judge may plan with instead of MemAvailable (a
+  // machine shared with other jobs; tests of the plan).
+  if (const char* v = std::getenv("KJUDGE_HOST_MEMORY_BYTES"); v != nullptr && *v != 0) {
+    char* end = nullptr;
+    const unsigned long long b = std::strtoull(v, &end, 10);
+    if (end == v || *end != 0 || b == 0)
+      throw usage_error(std::string("KJUDGE_HOST_MEMORY_BYTES=") + v + ": expected a positive number of bytes");
+    return b;
+  }
   std::ifstream in("/proc/meminfo");
   std::string key;
   std::uint64_t kib = 0;
@@ -642,16 +651,27 @@ std::uint64_t mem_available_bytes() {
   return 0;
 }
 
-void check_host_memory(const case_plan& plan, const eval_options& o, const problem_spec& p, std::size_t n_torch,
-                       bool fresh_timing_worker) {
+// The plan: whether the candidate's timing worker (fresh_timing_worker) fits beside the worker that
+// runs its checks; where it does not, it is started once that one has stopped (the sum of the
+// two is then never held), and the evaluation is refused only where even that does not fit.
+struct host_memory_plan {
+  std::uint64_t available = 0;      // bytes; 0: unknown (no /proc/meminfo)
+  std::uint64_t needed = 0;         // at the largest case, the timing worker started late
+  std::uint64_t needed_beside = 0;  // the same with the timing worker beside the checks' worker
+  bool beside = true;
+};
+
+host_memory_plan check_host_memory(const case_plan& plan, const eval_options& o, const problem_spec& p, std::size_t n_torch,
+                                   bool fresh_timing_worker) {
+  host_memory_plan hp;
   const std::uint64_t avail = mem_available_bytes();
-  if (avail == 0) return;  // not Linux's /proc: nothing to compare with
-  std::uint64_t worst = 0;
+  hp.available = avail;
+  if (avail == 0) return hp;  // not Linux's /proc: nothing to compare with
+  std::uint64_t worst = 0, worst_beside = 0;
   std::string worst_case;
   // Besides the candidate: the reference as a baseline (a native reference), the vendor baselines
   // and the torch parties.
-  // The candidate's timing worker (fresh_timing_worker) holds one call's buffers, as a baseline's.
-  const std::size_t baselines = (p.reference_cpp ? 1 : 0) + p.baselines.size() + n_torch + (fresh_timing_worker ? 1 : 0);
+  const std::size_t baselines = (p.reference_cpp ? 1 : 0) + p.baselines.size() + n_torch;
   auto consider = [&](const planned_case& c, bool timed) {
     const call_spec s = to_call(c);
     // The controller reads the arenas in place (views, no copies): the reference's arena, the
@@ -660,6 +680,8 @@ void check_host_memory(const case_plan& plan, const eval_options& o, const probl
     const std::uint64_t cand = layout_bytes(candidate_layout(s, 2));
     const std::uint64_t timed_one = layout_bytes(candidate_layout(s, 1));
     const std::uint64_t need = ref + cand + (timed && o.timing ? baselines * timed_one : 0);
+    // The candidate's timing worker holds one call's buffers, as a baseline's.
+    if (timed && o.timing && fresh_timing_worker) worst_beside = std::max(worst_beside, need + timed_one);
     if (need > worst) {
       worst = need;
       worst_case = c.id + " (" + c.shape_string() + ")";
@@ -677,6 +699,10 @@ void check_host_memory(const case_plan& plan, const eval_options& o, const probl
                       " of host memory (the reference's inputs, same-dtype, perturbed and float64 outputs, and each "
                       "party's buffers), more than the " + std::string(buf) + " this machine has available");
   }
+  hp.needed = worst;
+  hp.needed_beside = std::max(worst, worst_beside);
+  hp.beside = worst_beside <= avail * 9 / 10;
+  return hp;
 }
 
 // compute-sanitizer (--sanitize): $KJUDGE_COMPUTE_SANITIZER, the toolkit's, or one on PATH;
@@ -933,13 +959,14 @@ json evaluate(const eval_options& o) {
       const char* v = std::getenv("KJUDGE_TIMING_WORKER");
       return v == nullptr || std::string_view(v) != "shared";
     }();
+    host_memory_plan memory_plan;  // memory_plan.beside: host memory holds it beside the checks' worker
     {
       std::size_t n_torch = 0;
       if (!pyp.format.empty()) {
         const auto kinds = o.torch_baselines.empty() ? default_torch_baselines(o.device) : o.torch_baselines;
         n_torch = kinds.size() == 1 && kinds[0] == "none" ? 0 : kinds.size();
       }
-      check_host_memory(plan, o, p, n_torch, fresh_timing_worker);
+      memory_plan = check_host_memory(plan, o, p, n_torch, fresh_timing_worker);
     }
 
     // `party`: a Python party's description (kjudge-worker-py); null for a shared object.
@@ -1038,9 +1065,10 @@ json evaluate(const eval_options& o) {
                                         std::nullopt, o.tf32, o.device, variant, py_setup)
                          : json();
     auto cand_started = worker_process::launch(worker_options_for(cand_build.library, "candidate", "candidate", cand_party));
-    // The candidate's timing worker loads while the correctness checks run (see fresh_timing_worker).
+    // The candidate's timing worker loads while the correctness checks run (see fresh_timing_worker)
+    // where host memory holds both; else it starts once the checks' worker has stopped.
     std::optional<std::variant<worker_process, worker_failure>> cand_timing_started;
-    if (o.timing && fresh_timing_worker)
+    if (o.timing && fresh_timing_worker && memory_plan.beside)
       cand_timing_started.emplace(
           worker_process::launch(worker_options_for(cand_build.library, "candidate", "candidate-timing", cand_party, true)));
     worker_process* ref = nullptr;
@@ -1272,6 +1300,11 @@ json evaluate(const eval_options& o) {
     // Timing: the candidate and every baseline, each in its own worker, in interleaved rounds.
     std::vector<timed_party> parties;
     worker_process* timed_cand = cand;
+    if (fresh_timing_worker && !cand_timing_started) {
+      cand->stop();
+      cand_timing_started.emplace(
+          worker_process::launch(worker_options_for(cand_build.library, "candidate", "candidate-timing", cand_party, true)));
+    }
     if (cand_timing_started) {
       progress("warm-up", 0, 1, "waiting for the candidate's timing worker");
       if (std::holds_alternative<worker_process>(*cand_timing_started))
@@ -1834,8 +1867,13 @@ json evaluate(const eval_options& o) {
       if (epochs > 1) result["timing"]["restart_s"] = restart_seconds;
     }
     result["timing"]["candidate_worker"] =
-        fresh_timing_worker ? "fresh: started with the baselines' workers, the correctness checks' worker stopped before timing"
-                            : "shared: the worker that ran the correctness checks (KJUDGE_TIMING_WORKER=shared)";
+        !fresh_timing_worker ? "shared: the worker that ran the correctness checks (KJUDGE_TIMING_WORKER=shared)"
+        : memory_plan.beside ? "fresh: started with the baselines' workers, the correctness checks' worker stopped before timing"
+                             : "fresh: started after the correctness checks' worker stopped (host memory would not hold both)";
+    result["timing"]["host_memory"] = json{{"available_bytes", memory_plan.available},
+                                           {"needed_bytes", memory_plan.needed},
+                                           {"needed_with_timing_worker_beside_bytes", memory_plan.needed_beside},
+                                           {"limit", "90% of available"}};
     result["speedup"] = json{{"baseline", nc == 1 ? tcases[0]["strongest"].get<std::string>() : std::string("per-case strongest")},
                              {"median", head.median}, {"ci95", {head.ci.lo, head.ci.hi}},
                              {"geomean_over_cases", nc > 1}, {"per_baseline", per_baseline}};

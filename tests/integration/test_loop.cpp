@@ -218,7 +218,29 @@ TEST(Loop, AutotuneFromANaiveTemplateEndsAtLeastOneAndAHalfTimesFaster) {
   ASSERT_TRUE(s["start"].is_object());
   ASSERT_TRUE(s["best"].is_object());
   EXPECT_EQ(s["start"]["config"], "POLY_EXP=0 LANES=1 KEEP_EXP=0");  // the naive default comes first
-  EXPECT_EQ(s["best"]["iteration"], 3);                              // the survivor of the last rung
+  // Successive halving: the last rung judges the configuration that measured fastest in the rung
+  // before it, and the best is the fastest latest measurement of any configuration (the pool keeps
+  // each source's latest). Which iteration that is depends on the noise between two runs of close
+  // configurations (on a loaded 2-core machine one measured 1.68 and then 0.69 of the baseline),
+  // so the test asserts the rules, not an iteration.
+  {
+    std::map<std::string, double> latest;  // sha256 -> latest median
+    std::map<int, std::vector<std::pair<double, std::string>>> by_iteration;
+    for (const auto& e : journal(dir)) {
+      if (e["event"] != "judged" || !e["summary"]["median"].is_number()) continue;
+      const std::string id = e["id"];
+      const int it = std::stoi(id.substr(1, 4));
+      latest[e["sha256"]] = e["summary"]["median"];
+      by_iteration[it].emplace_back(e["summary"]["median"].get<double>(), e["sha256"].get<std::string>());
+    }
+    ASSERT_EQ(by_iteration[3].size(), 1u);
+    ASSERT_EQ(by_iteration[2].size(), 2u);
+    EXPECT_EQ(by_iteration[3][0].second, std::max(by_iteration[2][0], by_iteration[2][1]).second)
+        << "the last rung did not take the faster of the rung before";
+    double fastest = 0;
+    for (const auto& [sha, m] : latest) fastest = std::max(fastest, m);
+    EXPECT_DOUBLE_EQ(s["best"]["median"].get<double>(), fastest);
+  }
   // Start vs end: the candidate's own time (geometric mean over the bench cases of its median).
   ASSERT_TRUE(s["time_ratio"].is_number());
   EXPECT_GE(s["time_ratio"].get<double>(), 1.5) << s.dump(2);

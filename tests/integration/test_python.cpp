@@ -128,6 +128,53 @@ TEST_F(Python, KernelBenchBadFilesExit2WithTheLastFrame) {
   EXPECT_FALSE(fs::exists(test_dir() / "bad" / "kb")) << "nothing is written for a failed file";
 }
 
+// The host memory plan: an imported problem's timed case is its largest, so the candidate's timing
+// worker beside the checks' worker needs more than the evaluation does without it. Given exactly
+// what the evaluation needs without it (KJUDGE_HOST_MEMORY_BYTES, the judge's 90% rule), the timing
+// worker starts only once the checks' worker has stopped: in the request trace its first request
+// comes after the checks' worker's last; given less, the evaluation is refused (exit 2).
+TEST_F(Python, TheTimingWorkerStartsLateWhereHostMemoryWouldNotHoldBoth) {
+  import_level();
+  const std::vector<std::string> args{"eval", "kb/level1/1_ScaledLeakyReLU", py_data("candidates/kb_leaky_ok.py")};
+  const auto plain = kj(args);
+  ASSERT_TRUE(plain.result.is_object()) << plain.r.output;
+  const json hm = plain.result["timing"]["host_memory"];
+  const std::uint64_t needed = hm["needed_bytes"], beside = hm["needed_with_timing_worker_beside_bytes"];
+  ASSERT_GT(beside, needed) << hm.dump();
+  EXPECT_EQ(plain.result["timing"]["candidate_worker"].get<std::string>().rfind("fresh: started with the baselines", 0), 0u);
+
+  const std::uint64_t just_enough = (needed * 10 + 8) / 9;  // needed <= 90% of it < beside
+  ASSERT_LT(just_enough * 9 / 10, beside);
+  const auto trace = test_dir() / "late-timing-worker.txt";
+  fs::remove(trace);
+  const auto late = kj(args, {{"KJUDGE_HOST_MEMORY_BYTES", std::to_string(just_enough)}, {"KJUDGE_TRACE_REQUESTS", trace.string()}});
+  ASSERT_TRUE(late.result.is_object()) << late.r.output;
+  EXPECT_TRUE(status_of(late) == "ok_faster" || status_of(late) == "ok_not_faster") << late.r.output;
+  EXPECT_NE(late.result["timing"]["candidate_worker"].get<std::string>().find("after the correctness checks' worker stopped"),
+            std::string::npos);
+  // Line numbers in the trace: the checks' worker's last request and the timing worker's first.
+  std::ifstream in(trace);
+  std::string line, run_pid;
+  std::map<std::string, int> first, last;
+  for (int n = 0; std::getline(in, line); ++n) {
+    std::istringstream ls(line);
+    std::string t, role, pid, type;
+    ls >> t >> role >> pid >> type;
+    if (role != "candidate") continue;
+    if (!first.count(pid)) first[pid] = n;
+    last[pid] = n;
+    if (type == "run") run_pid = pid;
+  }
+  ASSERT_FALSE(run_pid.empty());
+  ASSERT_EQ(first.size(), 2u) << "a checks' worker and a timing worker";
+  for (const auto& [pid, n] : first)
+    if (pid != run_pid) EXPECT_GT(n, last[run_pid]) << "the timing worker was asked something while the checks' worker ran";
+
+  const auto refused = kj(args, {{"KJUDGE_HOST_MEMORY_BYTES", std::to_string(needed)}});
+  EXPECT_EQ(refused.r.exit_status, 2) << refused.r.output;
+  EXPECT_NE(refused.r.output.find("of host memory"), std::string::npos) << refused.r.output;
+}
+
 TEST_F(Python, ModelNewJudgedByImportedName) {
   import_level();
   const auto c = kj({"eval", "kb/level1/1_ScaledLeakyReLU", py_data("candidates/kb_leaky_ok.py")});
