@@ -309,6 +309,9 @@ if want oracle; then
   # The host side of a recheck of KernelBench's largest outputs (1.6e9 f32 elements, 25.8 GB).
   "$BUILD/bin/kjudge-oracle-bench" --elements 1610612736 --rows 4096 --reps 3 >"$LOGS/oracle-bench.log" 2>&1
   note "oracle bench (host, rc=$?): $(tr '\n' ' ' <"$LOGS/oracle-bench.log")"
+  # The full envelope of a widened check: the same-dtype run and three perturbed runs.
+  "$BUILD/bin/kjudge-oracle-bench" --elements 402653184 --rows 4096 --reps 3 --runs 4 >"$LOGS/oracle-bench-runs4.log" 2>&1
+  note "oracle bench, 4 runs (host, rc=$?): $(tr '\n' ' ' <"$LOGS/oracle-bench-runs4.log")"
 fi
 
 if want kb; then

@@ -5,7 +5,9 @@
 // oracle's own speed from the arenas and workers around it. Prints ns per element and GB/s
 // read (8 bytes of reference + 4 of output per element; the envelope reads the same-dtype
 // run instead of the output).
-// Usage: kjudge-oracle-bench [--elements N] [--rows R] [--reps K]   (default 268435456, 4096, 3)
+// --runs R: the envelope over R same-dtype runs (4: the full envelope of a widened check, the
+// same-dtype run and the three one-ulp-perturbed runs; their bytes count in its GB/s).
+// Usage: kjudge-oracle-bench [--elements N] [--rows R] [--reps K] [--runs R]   (default 268435456, 4096, 3, 1)
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -13,6 +15,7 @@
 #include <cstring>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "core/tensor.hpp"
 #include "oracle/detail/parallel.hpp"
@@ -30,7 +33,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 int main(int argc, char** argv) {
   using namespace kjudge;
   std::int64_t elements = std::int64_t{1} << 28, rows = 4096;
-  int reps = 3;
+  int reps = 3, runs = 1;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
     const long long v = std::atoll(argv[i + 1]);
@@ -40,13 +43,15 @@ int main(int argc, char** argv) {
       rows = v;
     else if (a == "--reps")
       reps = static_cast<int>(v);
+    else if (a == "--runs")
+      runs = static_cast<int>(v);
     else {
       std::fprintf(stderr, "kjudge-oracle-bench: unknown option %s\n", a.c_str());
       return 2;
     }
   }
-  if (rows <= 0 || elements < rows || reps <= 0) {
-    std::fprintf(stderr, "kjudge-oracle-bench: need --elements >= --rows > 0 and --reps > 0\n");
+  if (rows <= 0 || elements < rows || reps <= 0 || runs < 1 || runs > 8) {
+    std::fprintf(stderr, "kjudge-oracle-bench: need --elements >= --rows > 0, --reps > 0 and --runs in [1, 8]\n");
     return 2;
   }
   const std::int64_t cols = elements / rows;
@@ -66,22 +71,35 @@ int main(int argc, char** argv) {
       o[i] = i % 7 == 0 ? std::nextafter(s[i], 2.0f) : s[i];
     }
   });
+  // Perturbed runs: the same-dtype run one float ulp up on every 3rd, 5th, ... element.
+  std::vector<host_tensor> extra;
+  for (int k = 1; k < runs; ++k) {
+    extra.emplace_back(d);
+    auto* pk = static_cast<float*>(extra.back().data());
+    const std::size_t stride = static_cast<std::size_t>(2 * k + 1);
+    detail::parallel_chunks(n, 1, [&](std::size_t, std::size_t b, std::size_t e) {
+      for (std::size_t i = b; i < e; ++i) pk[i] = i % stride == 0 ? std::nextafter(s[i], 2.0f) : s[i];
+    });
+  }
+  std::vector<const host_tensor*> run_ptrs{&same};
+  for (const auto& t : extra) run_ptrs.push_back(&t);
   const tolerance tol{1e-5, 1e-6};
   std::printf("kjudge-oracle-bench: %zu elements (%lld x %lld), %zu oracle threads of %u hardware threads\n", n,
               static_cast<long long>(rows), static_cast<long long>(cols), detail::oracle_threads(n),
               std::thread::hardware_concurrency());
   const double gb = static_cast<double>(n) * 12.0 / 1e9;
+  const double gb_env = static_cast<double>(n) * (8.0 + 4.0 * runs) / 1e9;
   bool pass = true;
   for (int rep = 0; rep < reps; ++rep) {
     auto t0 = std::chrono::steady_clock::now();
-    const envelope_values env = error_envelope(ref64, {&same});
+    const envelope_values env = error_envelope(ref64, run_ptrs);
     const double te = seconds_since(t0);
     t0 = std::chrono::steady_clock::now();
     const compare_result cr = compare_output_envelope(out, ref64, same, env, tol, 2.0);
     const double tc = seconds_since(t0);
     pass = pass && cr.pass;
-    std::printf("rep %d: envelope %.3f s (%.2f ns/elem, %.1f GB/s), compare %.3f s (%.2f ns/elem, %.1f GB/s), %s\n",
-                rep + 1, te, te / static_cast<double>(n) * 1e9, gb / te, tc, tc / static_cast<double>(n) * 1e9, gb / tc,
+    std::printf("rep %d: envelope over %d run(s) %.3f s (%.2f ns/elem, %.1f GB/s), compare %.3f s (%.2f ns/elem, %.1f GB/s), %s\n",
+                rep + 1, runs, te, te / static_cast<double>(n) * 1e9, gb_env / te, tc, tc / static_cast<double>(n) * 1e9, gb / tc,
                 cr.pass ? "pass" : ("FAIL: " + cr.reason).c_str());
   }
   return pass ? 0 : 1;

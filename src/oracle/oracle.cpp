@@ -3,6 +3,7 @@
 #include "oracle/detail/parallel.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstdio>
@@ -134,10 +135,19 @@ envelope_values error_envelope(const host_tensor& ref64, const std::vector<const
   const std::size_t row_len = std::max<std::size_t>(1, ref64.desc().row_length());
   const std::size_t rows = (n + row_len - 1) / row_len;
   std::vector<double> row_err(rows, 0.0), row_scale(rows, 0.0);
-  // One pass per row over ref64 and the runs; the common case (a float64 reference and one f32 or
-  // bf16 run) is read without load_as_double's per-element switch (see compare_output_envelope).
-  const bool fast = ref64.desc().type == dtype::f64 && same_dtype_runs.size() == 1 &&
-                    (same_dtype_runs[0]->desc().type == dtype::f32 || same_dtype_runs[0]->desc().type == dtype::bf16);
+  // One pass per row over ref64 and the runs; the common cases (a float64 reference and f32 or
+  // bf16 runs: the same-dtype run, and with a full envelope the three perturbed runs too) are read
+  // without load_as_double's per-element switch (see compare_output_envelope). With four runs the
+  // switch made this pass 2.7x slower than with one (kjudge-oracle-bench --runs 4, this VM), the
+  // envelope phase of every recheck of KernelBench's TF32 conv and matmul problems.
+  constexpr std::size_t max_fast_runs = 8;
+  const dtype run_type = same_dtype_runs.empty() ? dtype::f64 : same_dtype_runs[0]->desc().type;
+  bool fast = ref64.desc().type == dtype::f64 && !same_dtype_runs.empty() && same_dtype_runs.size() <= max_fast_runs &&
+              (run_type == dtype::f32 || run_type == dtype::bf16);
+  for (const host_tensor* t : same_dtype_runs) fast = fast && t->desc().type == run_type;
+  std::array<const void*, max_fast_runs> run_data{};
+  for (std::size_t k = 0; fast && k < same_dtype_runs.size(); ++k) run_data[k] = same_dtype_runs[k]->data();
+  const std::size_t n_runs = same_dtype_runs.size();
   const auto* r64 = static_cast<const double*>(ref64.data());
   const auto rows_of = [&](std::size_t begin, std::size_t end, auto ref_at, auto run_err) {
     for (std::size_t row = begin / row_len, i = begin; i < end; ++row) {
@@ -157,14 +167,23 @@ envelope_values error_envelope(const host_tensor& ref64, const std::vector<const
   detail::parallel_chunks(n, row_len, [&](std::size_t, std::size_t begin, std::size_t end) {
     if (fast) {
       const auto ref_at = [r64](std::size_t i) { return r64[i]; };
-      const void* run = same_dtype_runs[0]->data();
-      if (same_dtype_runs[0]->desc().type == dtype::f32) {
-        const auto* pv = static_cast<const float*>(run);
-        rows_of(begin, end, ref_at, [&](std::size_t i, double r) { return finite_gap(pv[i], r); });
+      if (run_type == dtype::f32) {
+        if (n_runs == 1) {
+          const auto* pv = static_cast<const float*>(run_data[0]);
+          rows_of(begin, end, ref_at, [&](std::size_t i, double r) { return finite_gap(pv[i], r); });
+        } else {
+          rows_of(begin, end, ref_at, [&](std::size_t i, double r) {
+            double e = 0.0;
+            for (std::size_t k = 0; k < n_runs; ++k) e = std::max(e, finite_gap(static_cast<const float*>(run_data[k])[i], r));
+            return e;
+          });
+        }
       } else {
-        const auto* pv = static_cast<const std::uint16_t*>(run);
         rows_of(begin, end, ref_at, [&](std::size_t i, double r) {
-          return finite_gap(bf16_to_float(pv[i]), r);
+          double e = 0.0;
+          for (std::size_t k = 0; k < n_runs; ++k)
+            e = std::max(e, finite_gap(bf16_to_float(static_cast<const std::uint16_t*>(run_data[k])[i]), r));
+          return e;
         });
       }
       return;

@@ -306,6 +306,46 @@ TEST(Oracle, MaximaAreThoseOfDividingEveryElement) {
   EXPECT_GT(r.n_bad, 0u);  // the data has failing elements: the worst is a real maximum, not the first
 }
 
+// The envelope over several same-dtype runs (a full envelope: the same-dtype run and the perturbed
+// runs) reads f32 and bf16 storage directly: row for row the same values as reading every run
+// through its dtype switch (the runs given as float64 copies, which take that path), with
+// non-finite values in the runs and in the reference.
+TEST(Oracle, EnvelopeOverSeveralRunsReadsStorageDirectlyWithTheSameValues) {
+  for (const dtype t : {dtype::f32, dtype::bf16}) {
+    const std::int64_t rows = 300, cols = 517;
+    host_tensor ref = make(dtype::f64, {rows, cols});
+    for (std::size_t i = 0; i < ref.numel(); ++i) ref.set(i, std::sin(0.37 * static_cast<double>(i)) * (1.0 + static_cast<double>(i % 13)));
+    ref.set(17, nan);
+    ref.set(4000, inf);
+    std::vector<host_tensor> runs;
+    for (int k = 0; k < 4; ++k) {
+      host_tensor r = ref.converted(t);
+      for (std::size_t i = static_cast<std::size_t>(k); i < r.numel(); i += static_cast<std::size_t>(3 + k))
+        r.set(i, r.get(i) * (1.0 + 1e-3 * (k + 1)) + 1e-4 * k);
+      r.set(100 + static_cast<std::size_t>(k), nan);
+      runs.push_back(std::move(r));
+    }
+    std::vector<host_tensor> wide;
+    for (const auto& r : runs) wide.push_back(r.converted(dtype::f64));
+    for (std::size_t n_runs : {std::size_t{1}, std::size_t{2}, std::size_t{4}}) {
+      std::vector<const host_tensor*> direct, through_switch;
+      for (std::size_t k = 0; k < n_runs; ++k) {
+        direct.push_back(&runs[k]);
+        through_switch.push_back(&wide[k]);
+      }
+      const envelope_values a = error_envelope(ref, direct), b = error_envelope(ref, through_switch);
+      ASSERT_EQ(a.size(), b.size());
+      ASSERT_EQ(a.row_length(), b.row_length());
+      bool some_positive = false;
+      for (std::int64_t r = 0; r < rows; ++r) {
+        EXPECT_EQ(a.row(static_cast<std::size_t>(r)), b.row(static_cast<std::size_t>(r))) << "row " << r << ", " << n_runs << " runs";
+        some_positive = some_positive || a.row(static_cast<std::size_t>(r)) > 0.0;
+      }
+      EXPECT_TRUE(some_positive);
+    }
+  }
+}
+
 // The bf16 output path reads the storage directly (no per-element dtype switch): the same answers
 // as the f32 test above, poison, non-finite values and coordinates included.
 TEST(Oracle, LargeBf16OutputsGiveTheSequentialAnswer) {
