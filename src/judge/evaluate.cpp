@@ -10,7 +10,6 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
-#include <functional>
 #include <future>
 #include <map>
 #include <optional>
@@ -622,8 +621,6 @@ struct timed_party {
   worker_process* worker = nullptr;
   bool is_candidate = false;
   bool is_python = false;  // a kjudge-worker-py party (torch): no CUPTI trace in its process
-  // --worker-epochs: the options of this party's worker for epoch e >= 1 (a fresh process).
-  std::function<worker_options(int)> options_for_epoch;
 };
 
 // Host memory the evaluation will touch at its largest call: the reference worker's arena
@@ -1067,10 +1064,11 @@ json evaluate(const eval_options& o) {
     auto cand_started = worker_process::launch(worker_options_for(cand_build.library, "candidate", "candidate", cand_party));
     // The candidate's timing worker loads while the correctness checks run (see fresh_timing_worker)
     // where host memory holds both; else it starts once the checks' worker has stopped.
+    const auto launch_timing_worker = [&] {
+      return worker_process::launch(worker_options_for(cand_build.library, "candidate", "candidate-timing", cand_party, true));
+    };
     std::optional<std::variant<worker_process, worker_failure>> cand_timing_started;
-    if (o.timing && fresh_timing_worker && memory_plan.beside)
-      cand_timing_started.emplace(
-          worker_process::launch(worker_options_for(cand_build.library, "candidate", "candidate-timing", cand_party, true)));
+    if (o.timing && fresh_timing_worker && memory_plan.beside) cand_timing_started.emplace(launch_timing_worker());
     worker_process* ref = nullptr;
     {
       if (std::holds_alternative<worker_process>(ref_started))
@@ -1300,33 +1298,23 @@ json evaluate(const eval_options& o) {
     // Timing: the candidate and every baseline, each in its own worker, in interleaved rounds.
     std::vector<timed_party> parties;
     worker_process* timed_cand = cand;
-    if (fresh_timing_worker && !cand_timing_started) {
+    if (fresh_timing_worker) {
+      // The checks' worker is done: its host and device memory are free before the first timed
+      // call, and before the timing worker loads where memory would not hold both.
       cand->stop();
-      cand_timing_started.emplace(
-          worker_process::launch(worker_options_for(cand_build.library, "candidate", "candidate-timing", cand_party, true)));
-    }
-    if (cand_timing_started) {
+      if (!cand_timing_started) cand_timing_started.emplace(launch_timing_worker());
       progress("warm-up", 0, 1, "waiting for the candidate's timing worker");
       if (std::holds_alternative<worker_process>(*cand_timing_started))
         if (auto f = std::get<worker_process>(*cand_timing_started).await_ready()) *cand_timing_started = std::move(*f);
       timed_cand = adopt_worker(std::move(*cand_timing_started), "candidate", "candidate-timing");
-      cand->stop();  // its host and device memory are free before the first timed call
     }
     parties.push_back({"candidate", o.candidate, candidate_sha, timed_cand, true, python_candidate});
-    const auto epoch_label = [](const std::string& label, int e) { return label + "-epoch" + std::to_string(e + 1); };
-    parties.back().options_for_epoch = [&, epoch_label](int e) {
-      return worker_options_for(cand_build.library, "candidate", epoch_label("candidate-timing", e), cand_party, true);
-    };
     // The workers launched with the reference's and the candidate's (above), in that order: the
     // reference as a baseline, then the torch parties.
     progress("warm-up", 0, 1, "waiting for " + std::to_string(launched.size()) + " baseline worker(s)");
     std::size_t next_launched = 0;
-    if (!python_reference) {
+    if (!python_reference)
       parties.push_back({"reference", ref_source, sha256_hex(read_file(ref_source)), await_launched(launched[next_launched++]), false});
-      parties.back().options_for_epoch = [&, epoch_label](int e) {
-        return worker_options_for(ref_build.library, "baseline", epoch_label("baseline-reference", e), json());
-      };
-    }
     // PyTorch baselines: eager and torch.compile modes, TF32 as requested (on by default).
     json torch_info = nullptr;
     std::vector<std::size_t> python_parties;
@@ -1339,14 +1327,8 @@ json evaluate(const eval_options& o) {
       // Their compiles below stay one after another, since max-autotune benchmarks on the GPU and
       // must not share it with another party's tuning.
       for (const auto& kind : torch_kinds) {
-        const std::string label = launched[next_launched].label;
         worker_process* w = await_launched(launched[next_launched++]);
         parties.push_back({kind, pyp.file, sha256_hex(read_file(pyp.file)), w, false, true});
-        parties.back().options_for_epoch = [&, epoch_label, kind, label](int e) {
-          return worker_options_for(pyp.file, "baseline", epoch_label(label, e),
-                                    python_party(p, pyp, "baseline", pyp.file, python_party_kind(pyp, "baseline"), pyp.entry,
-                                                 torch_compile_mode(kind), o.tf32, o.device, variant, py_setup));
-        };
         python_parties.push_back(parties.size() - 1);
       }
     }
@@ -1356,9 +1338,6 @@ json evaluate(const eval_options& o) {
       const build_result bb = bf != baseline_builds.end() ? bf->second.get() : build_candidate(build_request{b.source, o.device});
       if (!bb.ok) throw internal_error("baseline " + b.name + " does not compile:\n" + bb.diagnostics);
       parties.push_back({b.name, b.source, bb.source_sha256, start_worker(bb.library, "baseline", "baseline-" + b.name), false});
-      parties.back().options_for_epoch = [&, epoch_label, lib = bb.library, label = "baseline-" + b.name](int e) {
-        return worker_options_for(lib, "baseline", epoch_label(label, e), json());
-      };
     }
     for (std::size_t i = 1; i < parties.size(); ++i)
       result["baselines"].push_back(json{{"name", parties[i].name}, {"source", parties[i].source.string()},
@@ -1466,7 +1445,10 @@ json evaluate(const eval_options& o) {
     warm_up_parties();
     // --worker-epochs: the rounds are timed in successive sets of fresh workers, every party's
     // process replaced at once at the epoch's first round (evenly over the minimum rounds), so
-    // that the CI covers what a process fixes for its lifetime (stats::epoch_median).
+    // that the CI covers what a process fixes for its lifetime (stats::epoch_median). A party's
+    // later workers are started with its first worker's options, in scratch directories of their own.
+    std::vector<worker_options> first_options;
+    for (const auto& pt : parties) first_options.push_back(pt.worker->options());
     const int epochs = std::max(1, o.worker_epochs);
     int epoch = 0;
     std::vector<int> epoch_of_round;
@@ -1482,7 +1464,11 @@ json evaluate(const eval_options& o) {
       }
       for (auto& pt : parties) pt.worker->stop();
       std::vector<std::variant<worker_process, worker_failure>> started;
-      for (auto& pt : parties) started.push_back(worker_process::launch(pt.options_for_epoch(e)));
+      for (const auto& fo : first_options) {
+        worker_options wo = fo;
+        wo.scratch_dir += "-epoch" + std::to_string(e + 1);
+        started.push_back(worker_process::launch(wo));
+      }
       for (std::size_t q = 0; q < parties.size(); ++q) {
         if (std::holds_alternative<worker_process>(started[q]))
           if (auto f = std::get<worker_process>(started[q]).await_ready()) started[q] = std::move(*f);

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,25 @@ inline std::filesystem::path test_dir() {
     return p;
   }();
   return d;
+}
+
+// The requests of a run traced with KJUDGE_TRACE_REQUESTS ("t role pid type wait" per request), in
+// order.
+struct traced_request {
+  std::string role, pid, type;
+};
+inline std::vector<traced_request> read_request_trace(const std::filesystem::path& trace) {
+  std::vector<traced_request> out;
+  std::ifstream in(trace);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream ls(line);
+    std::string t;
+    traced_request r;
+    ls >> t >> r.role >> r.pid >> r.type;
+    out.push_back(r);
+  }
+  return out;
 }
 
 inline std::string candidate(const std::string& name) { return std::string(KJUDGE_TEST_DATA) + "/candidates/" + name; }

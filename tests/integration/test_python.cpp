@@ -153,17 +153,15 @@ TEST_F(Python, TheTimingWorkerStartsLateWhereHostMemoryWouldNotHoldBoth) {
   EXPECT_NE(late.result["timing"]["candidate_worker"].get<std::string>().find("after the correctness checks' worker stopped"),
             std::string::npos);
   // Line numbers in the trace: the checks' worker's last request and the timing worker's first.
-  std::ifstream in(trace);
-  std::string line, run_pid;
+  std::string run_pid;
   std::map<std::string, int> first, last;
-  for (int n = 0; std::getline(in, line); ++n) {
-    std::istringstream ls(line);
-    std::string t, role, pid, type;
-    ls >> t >> role >> pid >> type;
-    if (role != "candidate") continue;
-    if (!first.count(pid)) first[pid] = n;
-    last[pid] = n;
-    if (type == "run") run_pid = pid;
+  const auto requests = read_request_trace(trace);
+  for (int n = 0; n < static_cast<int>(requests.size()); ++n) {
+    const auto& r = requests[static_cast<std::size_t>(n)];
+    if (r.role != "candidate") continue;
+    if (!first.count(r.pid)) first[r.pid] = n;
+    last[r.pid] = n;
+    if (r.type == "run") run_pid = r.pid;
   }
   ASSERT_FALSE(run_pid.empty());
   ASSERT_EQ(first.size(), 2u) << "a checks' worker and a timing worker";

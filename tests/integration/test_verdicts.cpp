@@ -20,25 +20,6 @@ std::vector<std::string> eval_args(const std::string& problem, const std::string
   return a;
 }
 
-// The requests of a run traced with KJUDGE_TRACE_REQUESTS ("t role pid type wait" per request), in
-// order.
-struct traced_request {
-  std::string role, pid, type;
-};
-std::vector<traced_request> read_request_trace(const std::filesystem::path& trace) {
-  std::vector<traced_request> out;
-  std::ifstream in(trace);
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream ls(line);
-    std::string t;
-    traced_request r;
-    ls >> t >> r.role >> r.pid >> r.type;
-    out.push_back(r);
-  }
-  return out;
-}
-
 TEST(Verdicts, HonestSoftmaxIsCorrectAndTimed) {
   const auto c = kjudge(eval_args("softmax", "ok_honest_softmax.cpp", {"--budget", "1.5", "--hidden", "6"}));
   EXPECT_EQ(c.r.exit_status, 0) << c.r.output;
