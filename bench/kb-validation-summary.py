@@ -2,7 +2,9 @@
 """The KernelBench A/A validations recorded under bench/results/ (the logs of `kjudge validate --all`
 in its default configuration, kb-validate-level*.txt; diagnostic runs are named otherwise), the latest judgement of each problem, counted per level against both
 criteria: the issue's band (ratio in [0.98, 1.02]) and validate's own verdict (the band and a 95%
-CI that contains 1, decided at full precision: a CI printed as [0.9999, 1.0000] may exclude 1). Files are read in path order (session3 < session4 < ...; call1 < call3 within a
+CI that contains 1, decided at full precision: a CI printed as [0.9999, 1.0000] may exclude 1),
+with the sets of worker processes each judgement's rounds were split between (1 before session 8's
+default of 3 on cuda: one set's CI covers only that set's processes, docs/design.md session 8). Files are read in path order (session3 < session4 < ...; call1 < call3 within a
 session), so a later run of a problem replaces an earlier one; every run is listed.
 
 Usage: bench/kb-validation-summary.py [RESULTS_DIR] [--kb DIR] [--todo LEVEL]
@@ -17,6 +19,7 @@ import re
 import sys
 
 LINE = re.compile(r"^(kb[/.](level\d+)[/.](\S+))\s+(ok|FAIL)\s+ratio ([\d.]+)\s+95% CI \[([\d.]+), ([\d.]+)\]")
+SETS = re.compile(r"(\d+) sets of workers")
 FAIL_OTHER = re.compile(r"^(kb[/.](level\d+)[/.](\S+))\s+FAIL\s+(?!ratio)(.*)$")
 
 
@@ -51,15 +54,17 @@ def main(argv):
             if m:
                 _, lvl, name, status, med, lo, hi = m.groups()
                 med, lo, hi = float(med), float(lo), float(hi)
+                sets = SETS.search(line)
                 rec = {"ratio": med, "lo": lo, "hi": hi, "band": 0.98 <= med <= 1.02,
-                       "ci1": status == "ok", "status": status, "file": src}
+                       "ci1": status == "ok", "status": status, "file": src,
+                       "sets": int(sets.group(1)) if sets else 1}
             else:
                 m = FAIL_OTHER.match(line)
                 if not m:
                     continue
                 _, lvl, name, reason = m.groups()
                 rec = {"ratio": None, "band": False, "ci1": False, "status": "FAIL", "file": src,
-                       "reason": reason.strip()[:120]}
+                       "reason": reason.strip()[:120], "sets": None}
             latest[(lvl, name)] = rec
             history.setdefault((lvl, name), []).append(rec)
     if todo is not None:
@@ -74,12 +79,12 @@ def main(argv):
     levels = sorted({k[0] for k in latest} | {d for d in ("level1", "level2") if os.path.isdir(os.path.join(kb, d))},
                     key=natural)
     print(f"# KernelBench A/A validations in {results} ({len(files)} log files)\n")
-    print("| level | problem | latest ratio [95% CI] | in [0.98, 1.02] | validate (band and CI contains 1) | runs | latest file |")
-    print("|---|---|---|---|---|---|---|")
+    print("| level | problem | latest ratio [95% CI] | sets of workers | in [0.98, 1.02] | validate (band and CI contains 1) | runs | latest file |")
+    print("|---|---|---|---|---|---|---|---|")
     for (lvl, name) in sorted(latest, key=lambda k: (natural(k[0]), natural(k[1]))):
         r = latest[(lvl, name)]
         fig = f"{r['ratio']:.4f} [{r['lo']:.4f}, {r['hi']:.4f}]" if r["ratio"] is not None else r.get("reason", "")
-        print(f"| {lvl} | {name} | {fig} | {'yes' if r['band'] else 'no'} | {r['status']} | "
+        print(f"| {lvl} | {name} | {fig} | {r['sets'] if r['sets'] else '-'} | {'yes' if r['band'] else 'no'} | {r['status']} | "
               f"{len(history[(lvl, name)])} | {r['file']} |")
     print()
     for lvl in levels:
@@ -95,6 +100,13 @@ def main(argv):
             missing = [n for n in names if (lvl, n) not in latest]
         print(f"{lvl}: {len(judged)} judged of {total if total is not None else '?'}; "
               f"in [0.98, 1.02]: {band}; validated (the band and the CI containing 1): {strict}")
+        by_sets = {}
+        for k in judged:
+            by_sets.setdefault(latest[k]["sets"], []).append(k)
+        for n in sorted(x for x in by_sets if x):
+            ks = by_sets[n]
+            print(f"  judged with {n} set{'s' if n > 1 else ''} of workers: {len(ks)}; in the band: "
+                  f"{sum(latest[k]['band'] for k in ks)}; validated: {sum(latest[k]['band'] and latest[k]['ci1'] for k in ks)}")
         if missing:
             print(f"  not yet judged ({len(missing)}): " + " ".join(n.split("_")[0] for n in missing))
     return 0

@@ -26,7 +26,9 @@
 #           over each level on cuda (KJ_KB_SAMPLE files per level, evenly spaced; 0: all;
 #           KJ_KB_PART=I/N: one part of each level, for levels larger than one call;
 #           KJ_KB_FILES="21_ 41_": the files with these name prefixes; KJ_KB_NEXT=N: the next N
-#           that no committed log under bench/results/h200 has judged; every request to a
+#           that no committed log under bench/results/h200 has judged; KJ_KB_REUSE=1: the
+#           problems the last call imported (a call within the idle window) that no committed
+#           log has judged, without importing again; every request to a
 #           worker is traced in kb-requests-LEVEL.txt)
 # Usage: scripts/gpu-check.sh [STAGE...]   (default: all stages, in this order)
 # Results go to $OUT (the device tool's folder) or ./gpu-check-out: summary.txt, results.json,
@@ -325,6 +327,19 @@ if want kb; then
     t0=$(date +%s)
     src=$KB/$lvl
     sample=${KJ_KB_SAMPLE:-0}
+    if [ "${KJ_KB_REUSE:-}" = 1 ] && [ -d "$KJUDGE_IMPORTED/kb/$lvl" ]; then
+      # KJ_KB_REUSE=1: a call made within the device tool's idle window finds the last call's
+      # imported problems (build-gpu survives): those that no committed log has judged are
+      # validated without importing again (an import of 20 files took 82 s of a call).
+      mapfile -t todo < <(python3 bench/kb-validation-summary.py bench/results/h200 --kb "$KB" --todo "$lvl")
+      keep=" ${todo[*]%.py} "
+      for d in "$KJUDGE_IMPORTED/kb/$lvl"/*/; do
+        n=$(basename "$d")
+        [[ "$keep" == *" $n "* ]] || rm -rf "$d"
+      done
+      note "kb $lvl: KJ_KB_REUSE: the $(ls "$KJUDGE_IMPORTED/kb/$lvl" | wc -l) imported problems not yet judged: $(ls "$KJUDGE_IMPORTED/kb/$lvl" | sort -V | tr '\n' ' ')"
+      continue
+    fi
     if [ -n "${KJ_KB_FILES:-}" ]; then
       # KJ_KB_FILES="21_ 41_ ...": only the files whose names start with one of these prefixes
       # (a diagnosis of chosen problems).

@@ -118,7 +118,7 @@ struct eval_flags {
   std::string seed;
   double call_timeout = 30;
   int rechecks = -1;  // -1: the device's default (eval_options::rechecks_per_round)
-  int worker_epochs = 1;
+  int worker_epochs = 0;  // 0: the device's default (default_worker_epochs: 3 on cuda, 1 on cpu)
   bool no_trace = false;
   double memory_limit_mib = 4096;
   std::string torch;
@@ -163,7 +163,8 @@ void add_eval_flags(CLI::App* c, eval_flags& f) {
       ->check(CLI::Range(0, 100));
   c->add_option("--worker-epochs", f.worker_epochs,
                 "time the rounds in N successive sets of fresh worker processes (the rounds split evenly); the CI then "
-                "also covers what a process fixes for its lifetime, which one set's rounds cannot show (default 1)")
+                "also covers what a process fixes for its lifetime, which one set's rounds cannot show (default: 3 on "
+                "cuda, at most one per round; 1 on cpu)")
       ->check(CLI::Range(1, 100));
   c->add_flag("--no-trace", f.no_trace,
               "cuda: no kernel trace of checked calls (only to measure what the trace costs: work on other streams, "
@@ -206,7 +207,7 @@ eval_options to_options(const eval_flags& f, const std::string& problem, const s
     }
   }
   if (f.budget <= 0) throw usage_error("--budget " + std::to_string(f.budget) + ": expected a positive number of seconds");
-  if (o.worker_epochs > o.min_rounds)
+  if (f.worker_epochs > 0 && o.worker_epochs > o.min_rounds)
     throw usage_error("--worker-epochs " + std::to_string(o.worker_epochs) + ": at most the number of rounds (" +
                       std::to_string(o.min_rounds) + "), each set of workers times at least one");
   return o;

@@ -240,6 +240,9 @@ redteam_report run_redteam(const redteam_options& o, const std::function<void(co
         eo.timing = e.timing || (e.kind == "honest" && o.honest_timing);
         eo.timing_budget_seconds = o.timing_budget_seconds;
         eo.hidden_count = o.hidden_count;
+        // One set of workers: the rules under test, not the CI across processes, are what the
+        // corpus checks (phase_fresh_process_gelu is caught in the candidate's first timing worker).
+        eo.worker_epochs = 1;
         eo.torch_baselines = {"none"};  // the rules under test do not need PyTorch baselines
         for (std::size_t k = 0; k + 1 < e.args.size(); ++k) {
           if (e.args[k] == "--seed") eo.secret_seed = std::stoull(e.args[k + 1], nullptr, 16);

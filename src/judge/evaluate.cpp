@@ -748,6 +748,10 @@ sanitizer_summary parse_sanitizer_report(const std::string& text) {
   return s;
 }
 
+int default_worker_epochs(const std::string& device, int min_rounds) {
+  return device == "cuda" ? std::clamp(min_rounds, 1, 3) : 1;
+}
+
 json evaluate(const eval_options& o) {
   const auto t_start = clock_type::now();
   // Wall time per phase, seconds (result "phases_s"): where a time to verdict goes. Each progress
@@ -1449,7 +1453,7 @@ json evaluate(const eval_options& o) {
     // later workers are started with its first worker's options, in scratch directories of their own.
     std::vector<worker_options> first_options;
     for (const auto& pt : parties) first_options.push_back(pt.worker->options());
-    const int epochs = std::max(1, o.worker_epochs);
+    const int epochs = o.worker_epochs > 0 ? o.worker_epochs : default_worker_epochs(o.device, o.min_rounds);
     int epoch = 0;
     std::vector<int> epoch_of_round;
     double restart_seconds = 0;  // not counted against the timing budget

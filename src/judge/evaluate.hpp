@@ -35,8 +35,8 @@ struct eval_options {
   int rechecks_per_round = -1;
   // Successive sets of fresh workers the rounds are split between (every party's process replaced
   // at once); with 2 or more the CI also covers what a process fixes for its lifetime (the kernel
-  // a library picked, where the buffers landed). 1: one set, as before.
-  int worker_epochs = 1;
+  // a library picked, where the buffers landed). 0: the device's default (default_worker_epochs).
+  int worker_epochs = 0;
   // cuda: the kernel trace of checked calls (CUPTI: streams, kernels after the stop event,
   // library kernels, peak memory). Off only to measure what it costs (--no-trace).
   bool trace = true;
@@ -70,6 +70,15 @@ struct sanitizer_summary {
   std::string excerpt;  // the tool's lines (prefix "========= "), at most 40
 };
 sanitizer_summary parse_sanitizer_report(const std::string& text);
+
+// The sets of fresh workers an evaluation's rounds are split between when none is asked for
+// (eval_options::worker_epochs 0): 3 on cuda, at most one per round; 1 on cpu. On the H200 one set's
+// CI proved too narrow: KernelBench A/As (the same code on both sides) came out 0.9941 [0.9824,
+// 0.9985], 1.0011 [1.0004, 1.0017] and so on at equal SM clocks, 9 of 50 excluding 1, and one conv
+// moved by 3.9% between runs each a few 0.01% wide; with 3 sets its CI was [0.9622, 1.0065]
+// (docs/design.md, session 8). Three is the fewest whose t quantile (4.30) keeps a CI usable: two
+// sets give 12.7. cpu stays at one set: its spread between processes has not been measured.
+int default_worker_epochs(const std::string& device, int min_rounds);
 
 // Runs the whole pipeline and returns the kjudge.result/1 document. Throws usage_error for bad
 // usage or bad input (unknown problem, unreadable candidate, bad dtype), internal_error for

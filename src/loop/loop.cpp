@@ -408,6 +408,10 @@ class driver {
       eo.min_rounds = p.profile.min_rounds;
       eo.max_rounds = std::max(eo.max_rounds, p.profile.min_rounds);
       eo.hidden_count = cfg().value("eval", json::object()).value("hidden", -1);
+      // One set of workers: a rung's few rounds are not split between processes (the restarts
+      // would cost more than the rung's timing); a claim is settled by `kjudge eval`, which splits
+      // them on cuda (default_worker_epochs).
+      eo.worker_epochs = 1;
       eo.sandbox = cfg().value("sandbox", true);
       eo.torch_baselines = cfg().value("eval", json::object()).value("torch_baselines", std::vector<std::string>{});
       progress_line pl(m_progress);
