@@ -401,6 +401,14 @@ int cmd_validate(const eval_flags& f, const std::string& problem, bool all, int 
           sets += (sets.empty() ? "" : ", ") + std::string(num);
         }
         sets = ", " + std::to_string(s["epoch_medians"].size()) + " sets of workers: " + sets;
+        // Whether the sets differ beyond what the rounds' noise explains (the headline's ratios).
+        const json& ps = r["timing"].value("process_spread", json());
+        if (ps.is_object() && ps["sd_log_between_sets"].is_number() && ps["sd_log_expected_from_rounds"].is_number()) {
+          char num[96];
+          std::snprintf(num, sizeof num, "; spread between sets %.2f%%, rounds alone %.2f%%", 100 * ps["sd_log_between_sets"].get<double>(),
+                        100 * ps["sd_log_expected_from_rounds"].get<double>());
+          sets += num;
+        }
       }
       std::snprintf(line, sizeof line, "%-34s %-4s  ratio %.*f  95%% CI [%.*f, %.*f] against %s (%d rounds, %s%s)", t.label.c_str(),
                     ok ? "ok" : "FAIL", digits, med, digits, lo, digits, hi, against.c_str(), r["timing"]["rounds"].get<int>(),

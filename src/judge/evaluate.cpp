@@ -1740,7 +1740,7 @@ json evaluate(const eval_options& o) {
       json cj{{"id", bench[c]->id}, {"shape", bench[c]->shape_string()}, {"symbols", bench[c]->symbols},
               {"candidate", {{"median_s", stats::median(per_round[c][0])}, {"q25_s", cs.q25}, {"q75_s", cs.q75},
                              {"min_s", cs.min}, {"max_s", cs.max}, {"n", cs.n}, {"rounds", rounds},
-                             {"sm_mhz", clock_summary(all_mhz[c][0])}}},
+                             {"round_medians_s", per_round[c][0]}, {"sm_mhz", clock_summary(all_mhz[c][0])}}},
               {"baselines", json::array()}};
       std::size_t strongest = 1;
       for (std::size_t q = 1; q < np; ++q)
@@ -1751,7 +1751,7 @@ json evaluate(const eval_options& o) {
         cj["baselines"].push_back(json{{"name", parties[q].name}, {"median_s", stats::median(per_round[c][q])},
                                        {"q25_s", bs.q25}, {"q75_s", bs.q75}, {"min_s", bs.min}, {"max_s", bs.max},
                                        {"n", bs.n}, {"speedup", {{"median", r.median}, {"ci95", {r.ci.lo, r.ci.hi}}}},
-                                       {"sm_mhz", clock_summary(all_mhz[c][q])}});
+                                       {"round_medians_s", per_round[c][q]}, {"sm_mhz", clock_summary(all_mhz[c][q])}});
         auto& g = per_baseline_geo[parties[q].name];
         if (g.empty()) g.assign(static_cast<std::size_t>(rounds), 0.0);
         for (int k = 0; k < rounds; ++k)
@@ -1854,7 +1854,16 @@ json evaluate(const eval_options& o) {
       result["timing"]["ci_method"] =
           epochs > 1 ? "hull of the percentile bootstrap over rounds and a Student t interval over the worker epochs' medians (log scale)"
                      : "percentile bootstrap over rounds (one set of workers: what a process fixes for its lifetime is not in it)";
+      result["timing"]["epoch_of_round"] = epoch_of_round;
       if (epochs > 1) result["timing"]["restart_s"] = restart_seconds;
+      // Whether the sets differ by more than their rounds' own spread explains (the headline's
+      // per-round ratios, log scale): the measurement behind --worker-epochs' default.
+      if (head_epochs.sd_log_between >= 0)
+        result["timing"]["process_spread"] =
+            json{{"sd_log_between_sets", head_epochs.sd_log_between},
+                 {"sd_log_expected_from_rounds", head_epochs.sd_log_expected >= 0 ? json(head_epochs.sd_log_expected) : json(nullptr)},
+                 {"method", "standard deviation of the sets' median ratios (log), against sqrt(pi/2) x the pooled within-set "
+                            "standard deviation of the rounds' log ratios / sqrt(rounds per set): what round noise alone would give"}};
     }
     result["timing"]["candidate_worker"] =
         !fresh_timing_worker ? "shared: the worker that ran the correctness checks (KJUDGE_TIMING_WORKER=shared)"

@@ -524,6 +524,10 @@ std::string render_console(const nlohmann::json& r, bool color) {
       for (const auto& ep : arr(r, {"timing", "epochs"}))
         if (auto m = num(ep, {"speedup_median"})) per += (per.empty() ? "" : ", ") + fmt::format("{:.3f}x", *m);
       out += fmt::format(", {} sets of workers: {}", static_cast<long long>(*e), per);
+      // Whether the sets differ beyond what the rounds' noise explains (timing.process_spread).
+      if (auto b = num(r, {"timing", "process_spread", "sd_log_between_sets"}))
+        if (auto x = num(r, {"timing", "process_spread", "sd_log_expected_from_rounds"}))
+          out += fmt::format("; spread between sets {:.2f}%, rounds alone would give {:.2f}%", 100 * *b, 100 * *x);
     }
     out += ")\n";
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numbers>
 #include <stdexcept>
 #include <string>
 
@@ -250,6 +251,23 @@ epoch_summary epoch_median(std::span<const double> xs, std::span<const int> epoc
   for (double l : logs) ss += (l - mean_log) * (l - mean_log);
   const double sd = std::sqrt(ss / (k - 1.0));
   const double half = student_t95(static_cast<int>(logs.size()) - 1) * sd / std::sqrt(k);
+  out.sd_log_between = sd;
+  {
+    double within_ss = 0.0;
+    std::size_t dof = 0;
+    for (int e : ids) {
+      std::vector<double> in;
+      for (std::size_t i = 0; i < xs.size(); ++i)
+        if (epoch_of_round[i] == e) in.push_back(xs[i] > 0.0 ? std::log(xs[i]) : std::numeric_limits<double>::quiet_NaN());
+      const double m = mean(in);
+      for (double l : in) within_ss += (l - m) * (l - m);
+      dof += in.size() - 1;
+    }
+    if (dof > 0 && std::isfinite(within_ss)) {
+      const double per_epoch = static_cast<double>(xs.size()) / k;
+      out.sd_log_expected = std::sqrt(std::numbers::pi / 2.0) * std::sqrt(within_ss / static_cast<double>(dof)) / std::sqrt(per_epoch);
+    }
+  }
   out.between = {std::exp(mean_log - half), std::exp(mean_log + half)};
   out.all.ci = {std::min(out.within.ci.lo, out.between.lo), std::max(out.within.ci.hi, out.between.hi)};
   return out;

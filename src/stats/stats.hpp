@@ -56,6 +56,14 @@ struct epoch_summary {
   ratio_summary within;             // the bootstrap over rounds alone
   std::vector<double> epoch_medians;  // in epoch order
   interval between;                 // the t interval over epochs ({0, 0} with one epoch)
+  // Is there a spread between processes at all? The standard deviation of the epochs' medians in
+  // log space, and what the rounds' own spread would give them alone: sqrt(pi/2) (a median's
+  // spread against a mean's, which overstates it for few rounds: the comparison leans towards
+  // "no process effect") times the pooled within-epoch standard deviation of log values over
+  // sqrt(the mean rounds per epoch). The first well above the second is a per-process effect.
+  // -1 where it cannot be computed (one epoch; no epoch with two rounds).
+  double sd_log_between = -1.0;
+  double sd_log_expected = -1.0;
 };
 epoch_summary epoch_median(std::span<const double> xs, std::span<const int> epoch_of_round, double confidence = 0.95,
                            int resamples = 10000, std::uint64_t seed = 0x6b6a75646765ULL);

@@ -3,6 +3,7 @@
 // timing path is exercised by the honest candidate and by validate.
 #include "cli_test_util.hpp"
 
+#include <cmath>
 #include <fstream>
 #include <map>
 #include <set>
@@ -142,6 +143,18 @@ TEST(Verdicts, WorkerEpochsTimeInFreshSetsOfWorkersAndTheCiSpansThem) {
   EXPECT_LE(lo, std::min(m0, m1));
   EXPECT_GE(hi, std::max(m0, m1));
   EXPECT_GE(c.result["timing"]["rechecks"]["count"].get<int>(), 10);
+  // Each round's set and each party's round medians are in the result; the spread between the
+  // sets is the standard deviation of their two medians (log), set beside the rounds' own.
+  ASSERT_EQ(t["epoch_of_round"].size(), 10u);
+  for (int k = 0; k < 10; ++k) EXPECT_EQ(t["epoch_of_round"][static_cast<std::size_t>(k)], k < 5 ? 0 : 1);
+  for (const auto& tc : t["cases"]) {
+    EXPECT_EQ(tc["candidate"]["round_medians_s"].size(), 10u);
+    for (const auto& b : tc["baselines"]) EXPECT_EQ(b["round_medians_s"].size(), 10u);
+  }
+  ASSERT_TRUE(t["process_spread"].is_object()) << t.dump();
+  EXPECT_NEAR(t["process_spread"]["sd_log_between_sets"].get<double>(), std::fabs(std::log(m0) - std::log(m1)) / std::sqrt(2.0), 1e-9);
+  EXPECT_GE(t["process_spread"]["sd_log_expected_from_rounds"].get<double>(), 0.0);
+  EXPECT_NE(c.r.output.find("spread between sets"), std::string::npos) << c.r.output;
 
   const auto bad = kjudge(eval_args("softmax", "ok_honest_softmax.cpp", {"--rounds", "3", "--worker-epochs", "4"}));
   EXPECT_EQ(bad.r.exit_status, 2) << bad.r.output;

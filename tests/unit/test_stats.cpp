@@ -351,6 +351,56 @@ TEST(Stats, EpochMedianCoversAPerProcessEffect) {
   EXPECT_GE(five, trials * 9 / 10) << five << " of " << trials;
 }
 
+// The spread between sets against what the rounds' own spread would give: exact on two small
+// cases, and in simulation the first exceeds the second with a per-process effect and not without.
+TEST(Stats, EpochMedianSaysWhetherTheSetsDifferBeyondTheRoundsNoise) {
+  // Two sets of two rounds each, equal within a set: all the spread is between the sets.
+  {
+    const std::vector<double> xs{1.0, 1.0, 1.1, 1.1};
+    const std::vector<int> ep{0, 0, 1, 1};
+    const auto e = epoch_median(xs, ep);
+    EXPECT_NEAR(e.sd_log_between, std::log(1.1) / std::sqrt(2.0), 1e-12);
+    EXPECT_NEAR(e.sd_log_expected, 0.0, 1e-12);
+  }
+  // The same two rounds in both sets: nothing between the sets; the expected spread is the
+  // rounds' pooled sd (log) times sqrt(pi/2) over sqrt(2 rounds per set).
+  {
+    const std::vector<double> xs{1.0, 1.02, 1.0, 1.02};
+    const std::vector<int> ep{0, 0, 1, 1};
+    const auto e = epoch_median(xs, ep);
+    EXPECT_NEAR(e.sd_log_between, 0.0, 1e-12);
+    const double pooled = std::sqrt(2 * 2 * std::pow(std::log(1.02) / 2, 2) / 2);
+    EXPECT_NEAR(e.sd_log_expected, std::sqrt(std::numbers::pi / 2) * pooled / std::sqrt(2.0), 1e-12);
+  }
+  // One set, or no set with two rounds: not computable.
+  EXPECT_LT(epoch_median(std::vector<double>{1.0, 1.1}, std::vector<int>{0, 0}).sd_log_between, 0.0);
+  EXPECT_LT(epoch_median(std::vector<double>{1.0, 1.1}, std::vector<int>{0, 1}).sd_log_expected, 0.0);
+  // 200 simulated evaluations of 3 sets x 4 rounds, round noise sd 0.1%: with a per-process
+  // effect of sd 1% the sets' spread exceeds the expected one in nearly all; without it, in a
+  // minority (the sqrt(pi/2) factor leans that way).
+  std::mt19937_64 rng(7);
+  std::normal_distribution<double> noise(0.0, 0.001), process(0.0, 0.01);
+  const auto beyond = [&](bool with_process) {
+    int n = 0;
+    for (int t = 0; t < 200; ++t) {
+      std::vector<double> xs;
+      std::vector<int> ep;
+      for (int e = 0; e < 3; ++e) {
+        const double effect = with_process ? process(rng) : 0.0;
+        for (int r = 0; r < 4; ++r) {
+          xs.push_back(std::exp(effect + noise(rng)));
+          ep.push_back(e);
+        }
+      }
+      const auto s = epoch_median(xs, ep, 0.95, 200, static_cast<std::uint64_t>(t));
+      n += s.sd_log_between > 2 * s.sd_log_expected ? 1 : 0;
+    }
+    return n;
+  };
+  EXPECT_GT(beyond(true), 180);
+  EXPECT_LT(beyond(false), 40);
+}
+
 TEST(Stats, StudentT95) {
   EXPECT_DOUBLE_EQ(student_t95(1), 12.706);
   EXPECT_DOUBLE_EQ(student_t95(3), 3.182);
