@@ -258,14 +258,16 @@ epoch_summary epoch_median(std::span<const double> xs, std::span<const int> epoc
     for (int e : ids) {
       std::vector<double> in;
       for (std::size_t i = 0; i < xs.size(); ++i)
-        if (epoch_of_round[i] == e) in.push_back(xs[i] > 0.0 ? std::log(xs[i]) : std::numeric_limits<double>::quiet_NaN());
+        if (epoch_of_round[i] == e)
+          in.push_back(xs[i] > 0.0 ? std::log(xs[i]) : std::numeric_limits<double>::quiet_NaN());
       const double m = mean(in);
       for (double l : in) within_ss += (l - m) * (l - m);
       dof += in.size() - 1;
     }
     if (dof > 0 && std::isfinite(within_ss)) {
       const double per_epoch = static_cast<double>(xs.size()) / k;
-      out.sd_log_expected = std::sqrt(std::numbers::pi / 2.0) * std::sqrt(within_ss / static_cast<double>(dof)) / std::sqrt(per_epoch);
+      out.sd_log_expected =
+          std::sqrt(std::numbers::pi / 2.0) * std::sqrt(within_ss / static_cast<double>(dof)) / std::sqrt(per_epoch);
     }
   }
   out.between = {std::exp(mean_log - half), std::exp(mean_log + half)};
