@@ -207,7 +207,7 @@ eval_options to_options(const eval_flags& f, const std::string& problem, const s
     }
   }
   if (f.budget <= 0) throw usage_error("--budget " + std::to_string(f.budget) + ": expected a positive number of seconds");
-  if (f.worker_epochs > 0 && o.worker_epochs > o.min_rounds)
+  if (o.worker_epochs > o.min_rounds)
     throw usage_error("--worker-epochs " + std::to_string(o.worker_epochs) + ": at most the number of rounds (" +
                       std::to_string(o.min_rounds) + "), each set of workers times at least one");
   return o;
@@ -401,14 +401,7 @@ int cmd_validate(const eval_flags& f, const std::string& problem, bool all, int 
           sets += (sets.empty() ? "" : ", ") + std::string(num);
         }
         sets = ", " + std::to_string(s["epoch_medians"].size()) + " sets of workers: " + sets;
-        // Whether the sets differ beyond what the rounds' noise explains (the headline's ratios).
-        const json& ps = r["timing"].value("process_spread", json());
-        if (ps.is_object() && ps["sd_log_between_sets"].is_number() && ps["sd_log_expected_from_rounds"].is_number()) {
-          char num[96];
-          std::snprintf(num, sizeof num, "; spread between sets %.2f%%, rounds alone %.2f%%", 100 * ps["sd_log_between_sets"].get<double>(),
-                        100 * ps["sd_log_expected_from_rounds"].get<double>());
-          sets += num;
-        }
+        if (const std::string note = process_spread_note(r); !note.empty()) sets += "; " + note;
       }
       std::snprintf(line, sizeof line, "%-34s %-4s  ratio %.*f  95%% CI [%.*f, %.*f] against %s (%d rounds, %s%s)", t.label.c_str(),
                     ok ? "ok" : "FAIL", digits, med, digits, lo, digits, hi, against.c_str(), r["timing"]["rounds"].get<int>(),

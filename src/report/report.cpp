@@ -419,6 +419,15 @@ std::string format_bytes(double bytes) {
   return detail::fixed_sig(detail::round_sig(v, 3).first) + " " + units[u];
 }
 
+std::string process_spread_note(const nlohmann::json& r) {
+  using namespace detail;
+  // Whether the sets differ beyond what the rounds' noise explains (the headline's ratios).
+  const auto b = num(r, {"timing", "process_spread", "sd_log_between_sets"});
+  const auto x = num(r, {"timing", "process_spread", "sd_log_expected_from_rounds"});
+  if (!b || !x) return "";
+  return fmt::format("spread between sets {:.2f}%, rounds alone would give {:.2f}%", 100 * *b, 100 * *x);
+}
+
 std::string format_speedup(double ratio) {
   if (!std::isfinite(ratio)) return "n/a";
   if (ratio <= 0.0) return detail::fixed_sig(ratio) + "x";
@@ -524,10 +533,7 @@ std::string render_console(const nlohmann::json& r, bool color) {
       for (const auto& ep : arr(r, {"timing", "epochs"}))
         if (auto m = num(ep, {"speedup_median"})) per += (per.empty() ? "" : ", ") + fmt::format("{:.3f}x", *m);
       out += fmt::format(", {} sets of workers: {}", static_cast<long long>(*e), per);
-      // Whether the sets differ beyond what the rounds' noise explains (timing.process_spread).
-      if (auto b = num(r, {"timing", "process_spread", "sd_log_between_sets"}))
-        if (auto x = num(r, {"timing", "process_spread", "sd_log_expected_from_rounds"}))
-          out += fmt::format("; spread between sets {:.2f}%, rounds alone would give {:.2f}%", 100 * *b, 100 * *x);
+      if (const std::string note = process_spread_note(r); !note.empty()) out += "; " + note;
     }
     out += ")\n";
   }

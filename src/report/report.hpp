@@ -43,6 +43,11 @@ std::string format_seconds(double seconds);
 // 1000 KiB -> "0.977 MiB"; below 1 KiB exact: "12 B".
 std::string format_bytes(double bytes);
 
+// With several sets of workers: "spread between sets 0.91%, rounds alone would give 0.05%"
+// (timing.process_spread); empty where the result has no such figures. Shared by eval's summary
+// and validate's lines.
+std::string process_spread_note(const nlohmann::json& result);
+
 // A ratio with 3 significant digits and an "x": 1.834 -> "1.83x", 374.2 -> "374x".
 std::string format_speedup(double ratio);
 

@@ -232,8 +232,9 @@ epoch_summary epoch_median(std::span<const double> xs, std::span<const int> epoc
   std::vector<int> ids(epoch_of_round.begin(), epoch_of_round.end());
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  std::vector<std::vector<double>> groups;  // each epoch's rounds, in epoch order
   for (int e : ids) {
-    std::vector<double> in;
+    std::vector<double>& in = groups.emplace_back();
     for (std::size_t i = 0; i < xs.size(); ++i)
       if (epoch_of_round[i] == e) in.push_back(xs[i]);
     out.epoch_medians.push_back(median(in));
@@ -255,11 +256,9 @@ epoch_summary epoch_median(std::span<const double> xs, std::span<const int> epoc
   {
     double within_ss = 0.0;
     std::size_t dof = 0;
-    for (int e : ids) {
+    for (const auto& g : groups) {
       std::vector<double> in;
-      for (std::size_t i = 0; i < xs.size(); ++i)
-        if (epoch_of_round[i] == e)
-          in.push_back(xs[i] > 0.0 ? std::log(xs[i]) : std::numeric_limits<double>::quiet_NaN());
+      for (double x : g) in.push_back(x > 0.0 ? std::log(x) : std::numeric_limits<double>::quiet_NaN());
       const double m = mean(in);
       for (double l : in) within_ss += (l - m) * (l - m);
       dof += in.size() - 1;
