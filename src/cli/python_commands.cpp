@@ -127,10 +127,13 @@ fs::path write_kernelbench_problem(const fs::path& file, const std::string& rel_
   t << "\n[signature]\ninputs = [\n";
   for (const auto& in : res["inputs"]) {
     t << "  { name = " << toml_string(in["name"]) << ", shape = " << shape_toml(in["shape"]);
-    if (in["dtype"] != variant) t << ", dtype = " << toml_string(in["dtype"]);
-    // Integer inputs (indices, labels) keep values every draw makes valid: U[0,1) rounds to 0.
-    if (in["dtype"] == "i32" || in["dtype"] == "i64" || in["dtype"] == "u8" || in["dtype"] == "bool")
-      t << ", distribution = \"uniform\"";
+    const bool integer = in["dtype"] == "i32" || in["dtype"] == "i64" || in["dtype"] == "u8" || in["dtype"] == "bool";
+    if (in["dtype"] != variant || integer) t << ", dtype = " << toml_string(in["dtype"]);
+    // Integer inputs (labels, indices, masks) are drawn uniform over the values the file's own
+    // get_inputs() drew (randint(0, C) gives [0, C-1] at KernelBench's sizes; a bool mask [0, 1]):
+    // values every draw keeps valid, and all of them, not the constant a float draw rounds to.
+    if (integer && in.contains("min") && in.contains("max"))
+      t << ", range = [" << in["min"].get<long long>() << ", " << in["max"].get<long long>() << "]";
     t << " },\n";
   }
   t << "]\noutputs = [\n";

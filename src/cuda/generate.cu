@@ -184,6 +184,30 @@ __global__ void kj_generate(T* out, std::size_t n, gen_params p) {
   }
 }
 
+// planner/detail/counter_rng.hpp's uniform_int and distributions.cpp's generate_ints: element i
+// from counter i, the counter's high half folded into the key.
+template <class T>
+__global__ void kj_generate_int(T* out, std::size_t n, std::uint32_t key0, std::uint32_t key1, std::int64_t lo,
+                                std::uint64_t span) {
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const std::uint32_t k0 = key0 + static_cast<std::uint32_t>(i >> 32) * 0x85ebca6bu;
+    const std::uint32_t x = hash32(static_cast<std::uint32_t>(i), k0, key1);
+    out[i] = static_cast<T>(lo + static_cast<std::int64_t>((static_cast<std::uint64_t>(x) * span) >> 32));
+  }
+}
+
+template <class T>
+cudaError_t launch_int(T* out, std::size_t n, const gen_params& p, std::int64_t lo, std::uint64_t span,
+                       cudaStream_t s) {
+  if (n == 0) return cudaSuccess;
+  const int threads = 256;
+  std::size_t blocks = (n + threads - 1) / threads;
+  if (blocks > 65535u * 4u) blocks = 65535u * 4u;
+  kj_generate_int<<<static_cast<unsigned int>(blocks), threads, 0, s>>>(out, n, p.k0, p.k1, lo, span);
+  return cudaGetLastError();
+}
+
 template <class T>
 cudaError_t launch(T* out, std::size_t n, const gen_params& p, cudaStream_t s) {
   if (n == 0) return cudaSuccess;
@@ -203,6 +227,20 @@ cudaError_t launch_generate_f32(float* out, std::size_t numel, const gen_params&
 
 cudaError_t launch_generate_bf16(std::uint16_t* out, std::size_t numel, const gen_params& p, cudaStream_t s) {
   return launch(out, numel, p, s);
+}
+
+cudaError_t launch_generate_int(void* out, std::size_t elem_bytes, std::size_t numel, const gen_params& p,
+                                std::int64_t lo, std::uint64_t span, cudaStream_t s) {
+  switch (elem_bytes) {
+    case 1:
+      return launch_int(static_cast<std::uint8_t*>(out), numel, p, lo, span, s);
+    case 4:
+      return launch_int(static_cast<std::int32_t*>(out), numel, p, lo, span, s);
+    case 8:
+      return launch_int(static_cast<std::int64_t*>(out), numel, p, lo, span, s);
+    default:
+      return cudaErrorInvalidValue;
+  }
 }
 
 }  // namespace kjudge::cuda::detail

@@ -20,12 +20,17 @@ std::vector<std::size_t> perturbed_indices(std::uint64_t perturb, int input_inde
   return idx;
 }
 
-double perturbed_value(double v) { return std::isfinite(v) ? v + 1.0 + std::fabs(v) : v; }
+double perturbed_value(double v, dtype t, const std::optional<int_range>& range) {
+  if (is_float(t)) return std::isfinite(v) ? v + 1.0 + std::fabs(v) : v;
+  const int_range r = range.value_or(default_int_range(t));
+  if (r.lo == r.hi) return v;
+  return v >= static_cast<double>(r.hi) ? static_cast<double>(r.lo) : v + 1.0;
+}
 
-void apply_perturbation(host_tensor& t, std::uint64_t perturb, int input_index) {
+void apply_perturbation(host_tensor& t, std::uint64_t perturb, int input_index, const std::optional<int_range>& range) {
   for (const std::size_t i : perturbed_indices(perturb, input_index, t.numel())) {
     const double v = t.get(i);
-    if (std::isfinite(v)) t.set(i, perturbed_value(v));
+    if (std::isfinite(v)) t.set(i, perturbed_value(v, t.desc().type, range));
   }
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/tensor.hpp"
+#include "planner/distributions.hpp"
 
 namespace kjudge {
 
@@ -26,10 +27,15 @@ std::vector<std::size_t> perturbed_indices(std::uint64_t perturb, int input_inde
 // positive data. The stale-output probe runs a call whose inputs equal the previous call's except
 // for these few elements: a candidate that returns an earlier call's result (cached by pointer,
 // by shape, or by a hash of a sample of the input) is caught, while an honest one cannot tell.
-void apply_perturbation(host_tensor& t, std::uint64_t perturb, int input_index);
-// The value one perturbed element takes (before rounding to the dtype): v + 1 + |v| for finite
-// v; a non-finite v is left as it is.
-double perturbed_value(double v);
+// Integer and bool inputs stay in their range (an index moved out of it would make the
+// reference fail, not the candidate): v -> v + 1, and the range's high bound wraps to its low
+// bound (a mask's 1 becomes 0); a range of one value is left as it is.
+void apply_perturbation(host_tensor& t, std::uint64_t perturb, int input_index,
+                        const std::optional<int_range>& range = std::nullopt);
+// The value one perturbed element of dtype `t` takes (before rounding to the dtype): v + 1 + |v|
+// for finite floating v (a non-finite v is left as it is); the rule above for integer dtypes,
+// in `range` or default_int_range(t).
+double perturbed_value(double v, dtype t, const std::optional<int_range>& range = std::nullopt);
 
 // The line a cpu worker writes to its log when the candidate writes to a read-only input mapping
 // (worker/cpu_backend.cpp), before it dies of SIGSEGV:

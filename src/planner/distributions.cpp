@@ -1,7 +1,9 @@
 #include "planner/distributions.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 
 #include "core/error.hpp"
@@ -189,6 +191,21 @@ void generate_f32(dist_id id, std::uint64_t key, std::size_t n, int input_index,
   }
 }
 
+// Integer and bool tensors: element i is uniform_int of counter i's 32-bit draw, with the
+// counter's high half folded into the key as block_f32 does (the device generator's rule too).
+template <typename T>
+void generate_ints(key32 key, std::size_t n, const int_range& r, T* out) {
+  const std::uint64_t span = static_cast<std::uint64_t>(r.hi) - static_cast<std::uint64_t>(r.lo) + 1;
+  for (std::size_t base = 0; base < n; base += k_block) {
+    const std::uint32_t hi = static_cast<std::uint32_t>(base >> 32);
+    const std::uint32_t k0 = key.k0 + hi * 0x85ebca6bu;
+    const std::uint32_t lo = static_cast<std::uint32_t>(base);
+    const std::size_t m = std::min(k_block, n - base);
+    for (std::uint32_t i = 0; i < m; ++i)
+      out[base + i] = static_cast<T>(uniform_int(hash32(lo + i, k0, key.k1), r.lo, span));
+  }
+}
+
 // float -> bf16 round-to-nearest-even; generated values are finite, so the NaN branch of
 // float_to_bf16 is not needed in the hot loop.
 inline std::uint16_t bf16_rne(float f) {
@@ -210,6 +227,46 @@ bool is_known_distribution(std::string_view name) {
   return std::find(k.begin(), k.end(), name) != k.end();
 }
 
+int_range default_int_range(dtype t) {
+  switch (t) {
+    case dtype::boolean:
+      return {0, 1};
+    case dtype::u8:
+      return {0, 255};
+    default:
+      return {-100, 100};
+  }
+}
+
+std::string int_range_error(const int_range& r, dtype t) {
+  const std::string where = " for a " + std::string(dtype_name(t)) + " tensor";
+  if (is_float(t)) return "a range is only for integer and bool inputs, not" + where;
+  if (r.lo > r.hi)
+    return "the range's low bound " + std::to_string(r.lo) + " is above its high bound " + std::to_string(r.hi);
+  std::int64_t min = 0, max = 0;
+  switch (t) {
+    case dtype::boolean:
+      min = 0, max = 1;
+      break;
+    case dtype::u8:
+      min = 0, max = 255;
+      break;
+    case dtype::i32:
+      min = INT32_MIN, max = INT32_MAX;
+      break;
+    default:
+      min = INT64_MIN, max = INT64_MAX;
+      break;
+  }
+  if (r.lo < min || r.hi > max)
+    return "the range [" + std::to_string(r.lo) + ", " + std::to_string(r.hi) + "] is outside [" + std::to_string(min) +
+           ", " + std::to_string(max) + "]" + where;
+  if (static_cast<std::uint64_t>(r.hi) - static_cast<std::uint64_t>(r.lo) >= max_int_range_values)
+    return "the range [" + std::to_string(r.lo) + ", " + std::to_string(r.hi) +
+           "] has more than 2^32 values (one 32-bit draw per element)";
+  return {};
+}
+
 std::uint64_t mix_seed(std::uint64_t seed, std::uint64_t salt) {
   // Two splitmix64 finalizations so that no linear relation between (seed, salt) pairs
   // (e.g. seed + salt * golden) produces equal sub-seeds.
@@ -217,8 +274,8 @@ std::uint64_t mix_seed(std::uint64_t seed, std::uint64_t salt) {
                                    (salt * 0xD1B54A32D192ED03ULL + 0x632BE59BD9B4E019ULL));
 }
 
-void fill_distribution(host_tensor& t, std::string_view distribution, std::uint64_t seed,
-                       int input_index) {
+void fill_distribution(host_tensor& t, std::string_view distribution, std::uint64_t seed, int input_index,
+                       const std::optional<int_range>& range) {
   using namespace detail;
   const dist_id id = parse_dist(distribution);
   const std::uint64_t key = mix_seed(seed, 0x6b6a7564ULL);  // "kjud": distinct from callers' salts
@@ -248,7 +305,27 @@ void fill_distribution(host_tensor& t, std::string_view distribution, std::uint6
       });
       return;
     }
-    default: {
+    case dtype::i32:
+    case dtype::i64:
+    case dtype::u8:
+    case dtype::boolean: {
+      const int_range r = range.value_or(default_int_range(t.desc().type));
+      if (const std::string err = int_range_error(r, t.desc().type); !err.empty()) throw usage_error(err);
+      const key32 k{static_cast<std::uint32_t>(key), static_cast<std::uint32_t>(key >> 32)};
+      switch (t.desc().type) {
+        case dtype::i32:
+          generate_ints(k, n, r, static_cast<std::int32_t*>(t.data()));
+          break;
+        case dtype::i64:
+          generate_ints(k, n, r, static_cast<std::int64_t*>(t.data()));
+          break;
+        default:
+          generate_ints(k, n, r, static_cast<std::uint8_t*>(t.data()));
+          break;  // u8, bool (0/1)
+      }
+      return;
+    }
+    default: {                                                      // f16
       const double below_one = 1.0 - dtype_epsilon(t.desc().type);  // largest value under 1
       generate_f32(id, key, n, input_index, t.desc().type, [&t, is_uniform, below_one](std::size_t base, const float* v, std::size_t m) {
         for (std::size_t i = 0; i < m; ++i) {
@@ -269,7 +346,7 @@ std::vector<host_tensor> generate_inputs(const std::vector<input_plan>& inputs,
     host_tensor t(inputs[i].desc);
     const std::string_view d = inputs[i].distribution.empty() ? distribution
                                                               : std::string_view(inputs[i].distribution);
-    fill_distribution(t, d, mix_seed(seed, i), static_cast<int>(i));
+    fill_distribution(t, d, mix_seed(seed, i), static_cast<int>(i), inputs[i].range);
     out.push_back(std::move(t));
   }
   return out;

@@ -4,10 +4,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/dtype.hpp"
 #include "core/tensor.hpp"
 
 namespace kjudge {
@@ -34,14 +36,33 @@ bool is_known_distribution(std::string_view name);
 // tensors use a 53-bit double-precision generator (~25 ns/element); all other dtypes a 24-bit
 // single-precision one (a few ns/element, vectorized), so an f64 and an f32 tensor of the same
 // seed hold different values. Throws usage_error for an unknown distribution.
-void fill_distribution(host_tensor& t, std::string_view distribution, std::uint64_t seed,
-                       int input_index);
+//
+// Integer and bool tensors are not drawn from the (float) distribution: every element is uniform
+// over `range` (inclusive; default_int_range(dtype) when not given), whatever the distribution,
+// since their values are labels, indices or masks whose valid set is the range. Truncating float
+// draws gave all-zero labels and all-true masks (uniform [0,1) -> 0, any nonzero -> true): a
+// candidate that ignored a mask or assumed class 0 passed.
+struct int_range {
+  std::int64_t lo = 0;
+  std::int64_t hi = 0;
+  friend bool operator==(const int_range&, const int_range&) = default;
+};
+// At most 2^32 values per range (one 32-bit draw per element, host and device alike).
+inline constexpr std::uint64_t max_int_range_values = std::uint64_t{1} << 32;
+// bool [0, 1], u8 [0, 255], i32 and i64 [-100, 100] (sums of millions stay far from overflow).
+int_range default_int_range(dtype t);
+// Why `r` cannot be a range of `t`'s values (empty when it can): lo > hi, a bound outside the
+// dtype, more than max_int_range_values values, or a floating dtype.
+std::string int_range_error(const int_range& r, dtype t);
+void fill_distribution(host_tensor& t, std::string_view distribution, std::uint64_t seed, int input_index,
+                       const std::optional<int_range>& range = std::nullopt);
 
 // All inputs of a call: input i uses its own fixed distribution when given, else `distribution`,
 // and seed mix(seed, i).
 struct input_plan {
   tensor_desc desc;
-  std::string distribution;  // empty: the call's distribution
+  std::string distribution;        // empty: the call's distribution
+  std::optional<int_range> range;  // integer and bool inputs: the values drawn (inclusive)
 };
 std::vector<host_tensor> generate_inputs(const std::vector<input_plan>& inputs,
                                          std::string_view distribution, std::uint64_t seed);

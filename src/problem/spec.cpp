@@ -384,7 +384,8 @@ class spec_reader {
     for (const toml::node& e : as_array(n, plural)) {
       const auto& t = as_table(e, "each entry of " + plural);
       const std::string where = "an " + role + " of [signature]";
-      if (input) check_keys(t, {"name", "shape", "dtype", "distribution"}, where);
+      if (input)
+        check_keys(t, {"name", "shape", "dtype", "distribution", "range"}, where);
       else check_keys(t, {"name", "shape", "dtype"}, where);
       tensor_spec ts;
       ts.line = line_of(e);
@@ -425,9 +426,26 @@ class spec_reader {
         check_distribution(d, line_of(*dist), label);
         ts.distribution = d;
       }
+      if (const auto* r = t.get("range")) ts.range = read_range(*r, ts, label);
       out.push_back(std::move(ts));
     }
     return out;
+  }
+
+  // range = [lo, hi]: integers, inclusive, for an input of a concrete integer or bool dtype.
+  int_range read_range(const toml::node& n, const tensor_spec& ts, const std::string& label) const {
+    const long line = line_of(n);
+    const auto* arr = n.as_array();
+    if (arr == nullptr || arr->size() != 2 || !(*arr)[0].is_integer() || !(*arr)[1].is_integer())
+      fail(line, "expected the range of " + label + " to be [low, high], two integers, found " + describe(n));
+    const auto t = parse_dtype(ts.dtype);
+    if (!t || is_float(*t))
+      fail(line, "a range is only for integer and bool inputs: " + label + " has dtype \"" + ts.dtype + "\"" +
+                     (ts.dtype == "T" ? " (the variant under evaluation; give a concrete dtype such as \"i64\")" : ""));
+    const int_range r{(*arr)[0].as_integer()->get(), (*arr)[1].as_integer()->get()};
+    if (const std::string err = int_range_error(r, *t); !err.empty())
+      fail(line, "in the range of " + label + ": " + err);
+    return r;
   }
 
   void check_distribution(const std::string& d, long line, const std::string& where) const {

@@ -12,6 +12,7 @@
 
 #include "core/dtype.hpp"
 #include "core/tensor.hpp"
+#include "planner/distributions.hpp"
 
 namespace kjudge {
 
@@ -23,6 +24,9 @@ struct tensor_spec {
   std::vector<std::string> shape;
   // Fixed distribution for this input regardless of the case's distribution (e.g. "uniform").
   std::optional<std::string> distribution;
+  // Integer and bool inputs: the values drawn, inclusive (planner/distributions.hpp's int_range;
+  // default_int_range of the dtype when absent).
+  std::optional<int_range> range;
   long line = 0;  // line in problem.toml, for messages
 };
 

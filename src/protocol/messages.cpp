@@ -36,6 +36,7 @@ json to_json(const call_spec& c) {
   for (const auto& p : c.inputs) {
     json e = desc_to_json(p.desc);
     e["distribution"] = p.distribution;
+    if (p.range) e["range"] = json::array({p.range->lo, p.range->hi});
     in.push_back(std::move(e));
   }
   json out = json::array();
@@ -53,6 +54,8 @@ call_spec call_from_json(const json& j) {
       input_plan p;
       p.desc = desc_from_json(e);
       p.distribution = e.value("distribution", "");
+      if (e.contains("range"))
+        p.range = int_range{e["range"].at(0).get<std::int64_t>(), e["range"].at(1).get<std::int64_t>()};
       c.inputs.push_back(std::move(p));
     }
     for (const auto& e : j.at("outputs")) c.outputs.push_back(desc_from_json(e));

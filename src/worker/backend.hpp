@@ -7,15 +7,16 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
-#include <stdexcept>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/dtype.hpp"
 #include "core/tensor.hpp"
+#include "planner/distributions.hpp"
 #include "worker/device_fault.hpp"
 
 namespace kjudge {
@@ -87,12 +88,12 @@ class backend {
   // Optional capabilities of device backends; the defaults are what the cpu backend needs.
 
   // Fills the `d.numel()` elements of `b` with the values fill_distribution(t, distribution,
-  // seed, input_index) gives on the host, generated where the buffer lives (multi-hundred-MB
+  // seed, input_index, range) gives on the host, generated where the buffer lives (multi-hundred-MB
   // inputs per timed sample are too slow to draw on the host and upload). Returns false when
   // the backend cannot (dtype or distribution): the worker then draws on the host and uploads.
-  virtual bool generate(guarded_buffer& b, const tensor_desc& d, std::string_view distribution,
-                        std::uint64_t seed, int input_index) {
-    (void)b, (void)d, (void)distribution, (void)seed, (void)input_index;
+  virtual bool generate(guarded_buffer& b, const tensor_desc& d, std::string_view distribution, std::uint64_t seed,
+                        int input_index, const std::optional<int_range>& range) {
+    (void)b, (void)d, (void)distribution, (void)seed, (void)input_index, (void)range;
     return false;
   }
   // True when buffers live in device memory that the host cannot dereference (the reference

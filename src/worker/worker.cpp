@@ -327,7 +327,8 @@ std::vector<host_tensor> session::host_inputs(const call_spec& c) {
     host = generate_inputs(c.inputs, c.distribution, c.seed);
   }
   if (c.perturb != 0)
-    for (std::size_t i = 0; i < host.size(); ++i) apply_perturbation(host[i], c.perturb, static_cast<int>(i));
+    for (std::size_t i = 0; i < host.size(); ++i)
+      apply_perturbation(host[i], c.perturb, static_cast<int>(i), c.inputs[i].range);
   return host;
 }
 
@@ -343,9 +344,9 @@ void session::alloc_inputs(call_buffers& cb, const call_spec& c) {
     const std::uint64_t seed = mix_seed(c.seed, i);
     if (!drawn.empty()) {
       m_backend->upload(b, drawn[i].data(), drawn[i].nbytes());
-    } else if (!m_backend->generate(b, in.desc, dist, seed, static_cast<int>(i))) {
+    } else if (!m_backend->generate(b, in.desc, dist, seed, static_cast<int>(i), in.range)) {
       host_tensor h(in.desc);
-      fill_distribution(h, dist, seed, static_cast<int>(i));
+      fill_distribution(h, dist, seed, static_cast<int>(i), in.range);
       m_backend->upload(b, h.data(), h.nbytes());
     }
     if (c.perturb != 0 && drawn.empty()) {
@@ -361,7 +362,7 @@ void session::alloc_inputs(call_buffers& cb, const call_spec& c) {
         e.data = static_cast<std::byte*>(b.data) + k * es;
         e.bytes = es;
         m_backend->download(e, h.data(), es);
-        h.set(0, perturbed_value(h.get(0)));
+        h.set(0, perturbed_value(h.get(0), in.desc.type, in.range));
         m_backend->upload(e, h.data(), es);
       }
     }

@@ -47,7 +47,7 @@ TEST(cuda_generator, matches_the_host_generator_bit_for_bit) {
             host_tensor h(d);
             fill_distribution(h, dist, seed, idx);
             guarded_buffer b = be.allocate(d.nbytes(), "x");
-            ASSERT_TRUE(be.generate(b, d, dist, seed, idx)) << dist;
+            ASSERT_TRUE(be.generate(b, d, dist, seed, idx, std::nullopt)) << dist;
             const auto got = fetch(be, b);
             be.release(b);
             const auto* want = static_cast<const unsigned char*>(h.data());
@@ -60,13 +60,41 @@ TEST(cuda_generator, matches_the_host_generator_bit_for_bit) {
           }
 }
 
+// Integer and bool inputs (labels, indices, masks) are drawn on the device too, bit for bit the
+// host's values, for default and given ranges, odd lengths included.
+TEST(cuda_generator, integers_match_the_host_bit_for_bit) {
+  backend& be = shared_backend();
+  struct variant {
+    dtype t;
+    std::optional<int_range> range;
+  };
+  const variant variants[] = {{dtype::boolean, std::nullopt},       {dtype::u8, std::nullopt},
+                              {dtype::u8, int_range{3, 9}},         {dtype::i32, std::nullopt},
+                              {dtype::i32, int_range{0, 4095}},     {dtype::i32, int_range{INT32_MIN, INT32_MAX}},
+                              {dtype::i64, int_range{-5, 1000000}}, {dtype::i64, int_range{INT64_MAX - 7, INT64_MAX}}};
+  for (const auto& v : variants)
+    for (const std::int64_t n : {1, 257, 100003})
+      for (const auto seed : {std::uint64_t{1}, std::uint64_t{0x9e3779b97f4a7c15ULL}}) {
+        const tensor_desc d{"x", v.t, {n}};
+        host_tensor h(d);
+        fill_distribution(h, "normal", seed, 0, v.range);
+        guarded_buffer b = be.allocate(d.nbytes(), "x");
+        ASSERT_TRUE(be.generate(b, d, "normal", seed, 0, v.range)) << dtype_name(v.t);
+        const auto got = fetch(be, b);
+        be.release(b);
+        ASSERT_EQ(std::memcmp(got.data(), h.data(), d.nbytes()), 0) << dtype_name(v.t) << " n=" << n;
+      }
+}
+
 TEST(cuda_generator, declines_what_it_cannot_draw) {
   backend& be = shared_backend();
-  const tensor_desc d{"x", dtype::i32, {16}};
+  const tensor_desc d{"x", dtype::f64, {16}};
   guarded_buffer b = be.allocate(d.nbytes(), "x");
-  EXPECT_FALSE(be.generate(b, d, "normal", 1, 0));  // the worker then draws on the host
+  EXPECT_FALSE(be.generate(b, d, "normal", 1, 0, std::nullopt));  // the worker then draws on the host
   const tensor_desc f{"x", dtype::f32, {4}};
-  EXPECT_FALSE(be.generate(b, f, "no-such-distribution", 1, 0));
+  EXPECT_FALSE(be.generate(b, f, "no-such-distribution", 1, 0, std::nullopt));
+  const tensor_desc i{"x", dtype::u8, {4}};
+  EXPECT_FALSE(be.generate(b, i, "normal", 1, 0, int_range{0, 256}));  // the host draw reports the bad range
   be.release(b);
 }
 

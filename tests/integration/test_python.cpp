@@ -223,6 +223,44 @@ TEST_F(Python, ModelNewRightOnlyOnPublicInputsFailsHidden) {
   EXPECT_EQ(fc["kind"], "hidden");
 }
 
+// Integer and bool inputs of imported problems are drawn over the values the file's get_inputs()
+// drew: a masked cumsum's mask holds both values and a loss's labels every class, so a candidate
+// that ignores the mask, or scores every row against class 0, is wrong; honest ones pass. The
+// control: the same problem with its mask's range set to [1, 1] (all true, what truncated float
+// draws used to give) lets the mask-ignoring candidate pass, so its failure comes from the drawn
+// values and not from anything about the candidate's file.
+TEST_F(Python, IntegerAndBoolInputsAreDrawnOverTheirRange) {
+  const auto imp = kj({"import", "kernelbench", py_data("kernelbench/integer"), "--prefix", "kb/integer"});
+  ASSERT_EQ(imp.r.exit_status, 0) << imp.r.output;
+  const fs::path masked = imported_root() / "kb" / "integer" / "1_MaskedCumsum";
+  const std::string toml = read_file(masked / "problem.toml");
+  EXPECT_NE(toml.find("dtype = \"bool\", range = [0, 1]"), std::string::npos) << toml;
+  EXPECT_NE(read_file(imported_root() / "kb" / "integer" / "2_LabelLoss" / "problem.toml")
+                .find("dtype = \"i64\", range = [0, 9]"),
+            std::string::npos);
+
+  const auto ok = kj({"eval", "kb/integer/1_MaskedCumsum", py_data("candidates/kb_masked_cumsum_ok.py")});
+  EXPECT_TRUE(status_of(ok) == "ok_faster" || status_of(ok) == "ok_not_faster") << ok.r.output;
+  const auto ignores =
+      kj({"eval", "kb/integer/1_MaskedCumsum", py_data("candidates/kb_masked_cumsum_ignores_mask.py")});
+  EXPECT_EQ(status_of(ignores), "wrong_result") << ignores.r.output;
+  const auto labels_ok = kj({"eval", "kb/integer/2_LabelLoss", py_data("candidates/kb_label_loss_ok.py")});
+  EXPECT_TRUE(status_of(labels_ok) == "ok_faster" || status_of(labels_ok) == "ok_not_faster") << labels_ok.r.output;
+  const auto class0 = kj({"eval", "kb/integer/2_LabelLoss", py_data("candidates/kb_label_loss_class0.py")});
+  EXPECT_EQ(status_of(class0), "wrong_result") << class0.r.output;
+
+  const fs::path all_true = test_dir() / "kb-mask-all-true" / "1_MaskedCumsum";
+  fs::create_directories(all_true);
+  for (const auto& e : fs::directory_iterator(masked))
+    fs::copy(e.path(), all_true / e.path().filename(), fs::copy_options::overwrite_existing);
+  std::string control = toml;
+  const std::string from = "range = [0, 1]";
+  control.replace(control.find(from), from.size(), "range = [1, 1]");
+  std::ofstream(all_true / "problem.toml") << control;
+  const auto passes = kj({"eval", all_true.string(), py_data("candidates/kb_masked_cumsum_ignores_mask.py")});
+  EXPECT_TRUE(status_of(passes) == "ok_faster" || status_of(passes) == "ok_not_faster") << passes.r.output;
+}
+
 TEST_F(Python, ModelNewWithAnotherOutputShapeIsARuntimeError) {
   import_level();
   const auto c = kj({"eval", "kb/level1/1_ScaledLeakyReLU", py_data("candidates/kb_leaky_wrong_shape.py")});

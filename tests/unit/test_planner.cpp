@@ -1,5 +1,4 @@
 #include <gtest/gtest.h>
-
 #include <stdlib.h>
 
 #include <algorithm>
@@ -10,6 +9,7 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "guards/probes.hpp"
 #include "planner/distributions.hpp"
 #include "planner/planner.hpp"
 #include "problem/expr.hpp"
@@ -294,6 +294,97 @@ TEST(Distributions, KnownNames) {
   EXPECT_FALSE(is_known_distribution("gaussian"));
   host_tensor t(tensor_desc{"x", dtype::f32, {4}});
   EXPECT_THROW(fill_distribution(t, "gaussian", 1, 0), usage_error);
+}
+
+// Integer and bool inputs are uniform over their range under every distribution: both values of
+// a mask (truncated float draws made every mask all true), every label of [0, C-1] (they made
+// every label 0), reproducible from the seed, and only the range's values.
+TEST(Distributions, IntegersAreUniformOverTheirRange) {
+  const auto draw = [](dtype t, std::size_t n, const std::string& dist, std::uint64_t seed,
+                       std::optional<int_range> r) {
+    host_tensor x(tensor_desc{"x", t, {static_cast<std::int64_t>(n)}});
+    fill_distribution(x, dist, seed, 0, r);
+    return x;
+  };
+  constexpr std::size_t n = 200000;
+  for (const auto& dist : known_distributions()) {
+    const host_tensor mask = draw(dtype::boolean, n, dist, 7, std::nullopt);
+    std::size_t ones = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto b = static_cast<const std::uint8_t*>(mask.data())[i];
+      ASSERT_TRUE(b == 0 || b == 1) << dist << " byte " << int(b);
+      ones += b;
+    }
+    // Binomial(200000, 0.5): sd 224; 0.49-0.51 is 9 sd either side.
+    EXPECT_NEAR(static_cast<double>(ones) / n, 0.5, 0.01) << dist;
+
+    const host_tensor labels = draw(dtype::i64, n, dist, 7, int_range{0, 4095});
+    std::vector<std::size_t> count(4096, 0);
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto v = static_cast<const std::int64_t*>(labels.data())[i];
+      ASSERT_TRUE(v >= 0 && v <= 4095) << dist << " " << v;
+      ++count[static_cast<std::size_t>(v)];
+    }
+    // Every class drawn (expected 48.8 each; P(a class never drawn) ~ 4096 e^-48.8 ~ 1e-18).
+    EXPECT_EQ(std::count(count.begin(), count.end(), 0u), 0) << dist;
+    EXPECT_TRUE(same_bytes(labels, draw(dtype::i64, n, dist, 7, int_range{0, 4095})));
+    EXPECT_FALSE(same_bytes(labels, draw(dtype::i64, n, dist, 8, int_range{0, 4095})));
+  }
+  // Defaults by dtype, negative bounds and the widest i32 range.
+  const host_tensor u8 = draw(dtype::u8, n, "normal", 3, std::nullopt);
+  const auto* ub = static_cast<const std::uint8_t*>(u8.data());
+  EXPECT_EQ(*std::min_element(ub, ub + n), 0);
+  EXPECT_EQ(*std::max_element(ub, ub + n), 255);
+  const host_tensor i32 = draw(dtype::i32, n, "normal", 3, std::nullopt);
+  const auto* ib = static_cast<const std::int32_t*>(i32.data());
+  EXPECT_EQ(*std::min_element(ib, ib + n), -100);
+  EXPECT_EQ(*std::max_element(ib, ib + n), 100);
+  const host_tensor neg = draw(dtype::i32, n, "uniform", 3, int_range{-7, -5});
+  const auto* nb = static_cast<const std::int32_t*>(neg.data());
+  EXPECT_EQ(*std::min_element(nb, nb + n), -7);
+  EXPECT_EQ(*std::max_element(nb, nb + n), -5);
+  const host_tensor wide = draw(dtype::i32, n, "uniform", 3, int_range{INT32_MIN, INT32_MAX});
+  const auto* wb = static_cast<const std::int32_t*>(wide.data());
+  EXPECT_LT(*std::min_element(wb, wb + n), INT32_MIN / 2);
+  EXPECT_GT(*std::max_element(wb, wb + n), INT32_MAX / 2);
+  // A prefix of a larger tensor, like the float generators.
+  const host_tensor small = draw(dtype::i64, 1000, "normal", 9, int_range{0, 9});
+  const host_tensor large = draw(dtype::i64, 5000, "normal", 9, int_range{0, 9});
+  EXPECT_EQ(std::memcmp(small.data(), large.data(), small.nbytes()), 0);
+  // A range the dtype cannot hold is a usage error, as in the spec.
+  host_tensor b(tensor_desc{"x", dtype::u8, {4}});
+  EXPECT_THROW(fill_distribution(b, "normal", 1, 0, int_range{0, 300}), usage_error);
+  EXPECT_NE(int_range_error({5, 4}, dtype::i32).find("above its high bound"), std::string::npos);
+  EXPECT_NE(int_range_error({0, 1}, dtype::f32).find("only for integer and bool"), std::string::npos);
+  EXPECT_EQ(int_range_error({INT64_MIN, INT64_MIN + 4294967295LL}, dtype::i64), "");
+  EXPECT_NE(int_range_error({INT64_MIN, INT64_MIN + 4294967296LL}, dtype::i64).find("2^32"), std::string::npos);
+}
+
+// The stale-output probe changes an integer input within its range: a label moves to the next
+// class and the last wraps to the first, a mask element flips; a one-value range is left alone.
+// Floats keep v + 1 + |v|.
+TEST(Distributions, PerturbedIntegersStayInTheirRange) {
+  EXPECT_EQ(perturbed_value(1.0, dtype::boolean), 0.0);
+  EXPECT_EQ(perturbed_value(0.0, dtype::boolean), 1.0);
+  EXPECT_EQ(perturbed_value(4095.0, dtype::i64, int_range{0, 4095}), 0.0);
+  EXPECT_EQ(perturbed_value(17.0, dtype::i64, int_range{0, 4095}), 18.0);
+  EXPECT_EQ(perturbed_value(3.0, dtype::i32, int_range{3, 3}), 3.0);
+  EXPECT_EQ(perturbed_value(100.0, dtype::i32), -100.0);  // the default range's high bound
+  EXPECT_EQ(perturbed_value(2.0, dtype::f32), 5.0);
+  EXPECT_EQ(perturbed_value(-2.0, dtype::f32), 1.0);
+  host_tensor labels(tensor_desc{"y", dtype::i64, {64}});
+  fill_distribution(labels, "normal", 5, 1, int_range{0, 9});
+  host_tensor before(labels.desc());
+  std::memcpy(before.data(), labels.data(), labels.nbytes());
+  apply_perturbation(labels, 0x1234, 1, int_range{0, 9});
+  std::size_t changed = 0;
+  for (std::size_t i = 0; i < labels.numel(); ++i) {
+    EXPECT_GE(labels.get(i), 0.0);
+    EXPECT_LE(labels.get(i), 9.0);
+    changed += labels.get(i) != before.get(i);
+  }
+  EXPECT_EQ(changed, perturbed_indices(0x1234, 1, 64).size());
+  EXPECT_GT(changed, 0u);
 }
 
 TEST(Distributions, SameSeedSameBytesOtherSeedOtherBytes) {

@@ -1,5 +1,4 @@
 #include <gtest/gtest.h>
-
 #include <stdlib.h>
 
 #include <filesystem>
@@ -7,8 +6,10 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "planner/planner.hpp"
 #include "problem/registry.hpp"
 #include "problem/spec.hpp"
+#include "protocol/messages.hpp"
 
 namespace kjudge {
 namespace {
@@ -215,6 +216,45 @@ TEST_F(SpecFile, UnknownDtype) {
 TEST_F(SpecFile, UnknownDistribution) {
   EXPECT_TRUE(rejected_at(replace_line(k_valid, 21, "distribution = \"gaussian\""), 21,
                           {"unknown distribution \"gaussian\"", "expected one of uniform, normal"}));
+}
+
+// range = [lo, hi] on an integer or bool input: parsed, carried into every planned case, and
+// rejected with its line where it cannot hold the dtype's values.
+TEST_F(SpecFile, IntegerInputRange) {
+  const std::string labels = "  { name = \"b\", shape = [\"N\"], dtype = \"i64\", range = [0, 9] },";
+  const problem_spec p = parse_problem_file(write_spec(replace_line(k_valid, 8, labels)));
+  ASSERT_TRUE(p.inputs[1].range.has_value());
+  EXPECT_EQ(*p.inputs[1].range, (int_range{0, 9}));
+  EXPECT_FALSE(p.inputs[0].range.has_value());
+  const planned_case c = make_case(p, dtype::f32, {{"M", 4}, {"N", 8}}, "normal", 1, "t", case_kind::public_case);
+  ASSERT_TRUE(c.inputs[1].range.has_value());
+  EXPECT_EQ(*c.inputs[1].range, (int_range{0, 9}));
+  call_spec call;
+  call.inputs = c.inputs;
+  call.distribution = c.distribution;
+  EXPECT_EQ(call_from_json(to_json(call)).inputs[1].range, c.inputs[1].range);  // the worker's copy
+  EXPECT_FALSE(call_from_json(to_json(call)).inputs[0].range.has_value());
+
+  EXPECT_TRUE(rejected_at(replace_line(k_valid, 8, "  { name = \"b\", shape = [\"N\"], range = [0, 9] },"), 8,
+                          {"a range is only for integer and bool inputs", "input 'b' has dtype \"T\"", "\"i64\""}));
+  EXPECT_TRUE(
+      rejected_at(replace_line(k_valid, 8, "  { name = \"b\", shape = [\"N\"], dtype = \"f32\", range = [0, 9] },"), 8,
+                  {"a range is only for integer and bool inputs", "\"f32\""}));
+  EXPECT_TRUE(
+      rejected_at(replace_line(k_valid, 8, "  { name = \"b\", shape = [\"N\"], dtype = \"i32\", range = [9, 0] },"), 8,
+                  {"in the range of input 'b'", "low bound 9 is above its high bound 0"}));
+  EXPECT_TRUE(
+      rejected_at(replace_line(k_valid, 8, "  { name = \"b\", shape = [\"N\"], dtype = \"u8\", range = [0, 256] },"), 8,
+                  {"[0, 256] is outside [0, 255] for a u8 tensor"}));
+  EXPECT_TRUE(
+      rejected_at(replace_line(k_valid, 8, "  { name = \"b\", shape = [\"N\"], dtype = \"bool\", range = [0, 2] },"), 8,
+                  {"outside [0, 1] for a bool tensor"}));
+  EXPECT_TRUE(rejected_at(
+      replace_line(k_valid, 8, "  { name = \"b\", shape = [\"N\"], dtype = \"i64\", range = [0, 4294967296] },"), 8,
+      {"more than 2^32 values"}));
+  EXPECT_TRUE(
+      rejected_at(replace_line(k_valid, 8, "  { name = \"b\", shape = [\"N\"], dtype = \"i64\", range = [0, 1.5] },"),
+                  8, {"expected the range of input 'b' to be [low, high], two integers", "found an array"}));
 }
 
 TEST_F(SpecFile, UndeclaredShapeSymbol) {

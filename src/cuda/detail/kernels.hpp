@@ -68,5 +68,10 @@ struct gen_params {
 // single-precision generator, bit for bit (generate.cu is compiled without FMA contraction).
 cudaError_t launch_generate_f32(float* out, std::size_t numel, const gen_params& p, cudaStream_t s);
 cudaError_t launch_generate_bf16(std::uint16_t* out, std::size_t numel, const gen_params& p, cudaStream_t s);
+// Integer and bool tensors: numel elements of `elem_bytes` (1: u8 and bool, 4: i32, 8: i64), each
+// uniform over [lo, lo + span - 1] as planner/distributions.cpp's generate_ints draws them (span
+// <= 2^32; p.k0/k1 the key, the distribution fields unused).
+cudaError_t launch_generate_int(void* out, std::size_t elem_bytes, std::size_t numel, const gen_params& p,
+                                std::int64_t lo, std::uint64_t span, cudaStream_t s);
 
 }  // namespace kjudge::cuda::detail

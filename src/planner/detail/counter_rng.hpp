@@ -158,6 +158,13 @@ inline std::uint32_t hash32(std::uint32_t c, std::uint32_t k0, std::uint32_t k1)
   return x;
 }
 
+// An integer uniform over [lo, lo + span - 1], span <= 2^32, from a 32-bit draw: the high word
+// of draw * span (multiply-shift; each value's probability is within 1/2^32 of 1/span). Integer
+// arithmetic only, so cuda/generate.cu's copy gives the same values.
+inline std::int64_t uniform_int(std::uint32_t x, std::int64_t lo, std::uint64_t span) {
+  return lo + static_cast<std::int64_t>((static_cast<std::uint64_t>(x) * span) >> 32);
+}
+
 // 24 random bits; the int32 conversion is exact and vectorizes (cvtdq2ps).
 inline float unit_co_f(std::uint32_t x) { return static_cast<float>(static_cast<std::int32_t>(x >> 8)) * 0x1p-24f; }
 inline float unit_oc_f(std::uint32_t x) { return static_cast<float>(static_cast<std::int32_t>(x >> 8) + 1) * 0x1p-24f; }
