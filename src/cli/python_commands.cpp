@@ -294,12 +294,18 @@ int cmd_import_gpumode(const import_flags& f) {
   for (const auto& x : res["inputs"]) {
     t << "  { name = " << toml_string(x["name"]) << ", shape = " << dims_toml(x["shape"]);
     if (x["dtype"] != variant) t << ", dtype = " << toml_string(x["dtype"]);
+    // Integer and bool inputs: drawn over the values generate_input drew in every case.
+    if (x.contains("min") && x.contains("max"))
+      t << ", range = [" << x["min"].get<long long>() << ", " << x["max"].get<long long>() << "]";
     t << " },\n";
   }
   t << "]\noutputs = [\n";
   for (const auto& x : res["outputs"]) {
     t << "  { name = " << toml_string(x["name"]) << ", shape = " << dims_toml(x["shape"]);
     if (x["dtype"] != variant) t << ", dtype = " << toml_string(x["dtype"]);
+    // Integer and bool inputs: drawn over the values generate_input drew in every case.
+    if (x.contains("min") && x.contains("max"))
+      t << ", range = [" << x["min"].get<long long>() << ", " << x["max"].get<long long>() << "]";
     t << " },\n";
   }
   t << "]\n\n[references]\npy = \"reference.py\"\n";

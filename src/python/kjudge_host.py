@@ -568,7 +568,7 @@ def inspect_gpumode(directory):
             cases.append((kind, args))
     symbols = sorted({k for _, a in cases for k, v in a.items()
                       if k != "seed" and isinstance(v, int) and not isinstance(v, bool)})
-    shapes_in, shapes_out, structure = [], [], {}
+    shapes_in, shapes_out, structure, int_ranges = [], [], {}, {}
     checked = 0
     for kind, args in cases:
         data = mod.generate_input(**args)
@@ -583,6 +583,13 @@ def inspect_gpumode(directory):
                 raise BadInput(f"check_implementation rejects ref_kernel's own output on {args}: {msg}")
             checked += 1
         shapes_in.append([_tensor_desc(t, f"x{i}") for i, t in enumerate(ins)])
+        # Integer and bool inputs: the values generate_input drew over every case, so that
+        # kjudge's own draws for C++ candidates stay among them (docs/problem-spec.md, range).
+        for i, t in enumerate(ins):
+            if not t.dtype.is_floating_point and t.numel():
+                lo, hi = int(t.min()), int(t.max())
+                prev = int_ranges.get(i)
+                int_ranges[i] = (lo, hi) if prev is None else (min(prev[0], lo), max(prev[1], hi))
         shapes_out.append([_tensor_desc(t, f"out{i}") for i, t in enumerate(outs)])
 
     def symbolic(descs_per_case, what):
@@ -617,6 +624,8 @@ def inspect_gpumode(directory):
         return result
 
     inputs = symbolic(shapes_in, "input")
+    for i, r in int_ranges.items():
+        inputs[i]["min"], inputs[i]["max"] = r
     outputs = symbolic(shapes_out, "output")
     used = sorted({s for t in inputs + outputs for e in t["shape"] if isinstance(e, str) for s in e.split("*")})
     return {"symbols": used, "inputs": inputs, "outputs": outputs, "structure": structure,

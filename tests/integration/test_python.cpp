@@ -424,6 +424,20 @@ TEST_F(Python, GpuModeImportAndSubmissions) {
   EXPECT_NE(missing.result["verdict"]["reasons"].dump().find("custom_kernel"), std::string::npos);
 }
 
+// An integer input of a GPU MODE problem (indices into a table of `rows`) is recorded with the
+// range of the values generate_input drew over all cases, so kjudge's own draws for C++
+// candidates stay valid indices (the default [-100, 100] would not be).
+TEST_F(Python, GpuModeIntegerInputGetsTheRangeGenerateInputDrew) {
+  const fs::path out = test_dir() / "gm-gather";
+  const auto imp = kj({"import", "gpumode", py_data("gpumode/gather_rows"), "--out", out.string()});
+  ASSERT_EQ(imp.r.exit_status, 0) << imp.r.output;
+  const std::string toml = read_file(out / "gpumode" / "gather_rows" / "problem.toml");
+  // 4288 draws of 16 values: every index appears (P(one missing) ~ 16 (15/16)^4288, ~0).
+  EXPECT_NE(toml.find("dtype = \"i64\", range = [0, 15] }"), std::string::npos) << toml;
+  EXPECT_EQ(toml.find("range", toml.find("x0")), toml.find("range = [0, 15]"))
+      << "the float input has no range: " << toml;
+}
+
 // A problem whose answer is not unique (argsort of rows with ties): its check_implementation, not
 // an elementwise comparison with ref_kernel, decides; its inputs need generate_input (ties, and an
 // argument `levels` that sets no shape).
