@@ -39,6 +39,15 @@ ROOT=$PWD
 OUT=${OUT:-$ROOT/gpu-check-out}
 BUILD=${KJ_GPU_BUILD:-$ROOT/build-gpu}
 LOGS=$BUILD/gpu-check-logs
+# A call made within the device tool's idle window finds the last call's build-gpu, logs
+# included: they move to gpu-check-logs-earlier/ so that this call's logs.tar.gz holds this
+# call's work only (session 9's calls 2-4 shipped every earlier call's request trace and
+# results again); KJ_KB_REUSE still reads the earlier results there. KJ_GPU_APPEND=1 (a second
+# run in the same call) keeps them.
+if [ -z "${KJ_GPU_APPEND:-}" ] && [ -d "$LOGS" ] && [ -n "$(ls -A "$LOGS" 2>/dev/null)" ]; then
+  mkdir -p "$BUILD/gpu-check-logs-earlier"
+  mv "$LOGS" "$BUILD/gpu-check-logs-earlier/$(date -u +%Y%m%dT%H%M%S)"
+fi
 mkdir -p "$OUT" "$LOGS"
 export KJUDGE_CACHE=$BUILD/kjudge-cache
 export KJUDGE_DB=$LOGS/kjudge.db
@@ -335,7 +344,11 @@ if want kb; then
       keep=" ${todo[*]%.py} "
       for d in "$KJUDGE_IMPORTED/kb/$lvl"/*/; do
         n=$(basename "$d")
-        [[ "$keep" == *" $n "* ]] || rm -rf "$d"
+        # Judged by an earlier call on this machine (its result document is still here) but not
+        # yet in a committed log: skipped too (session 9's call 2 judged call 1's four again).
+        judged_here=$(ls "$LOGS/kb-results-$lvl$TAG/kb_${lvl}_$n.json" \
+          "$BUILD"/gpu-check-logs-earlier/*/kb-results-"$lvl$TAG"/kb_"${lvl}_$n".json 2>/dev/null | head -1)
+        [[ "$keep" == *" $n "* && -z "$judged_here" ]] || rm -rf "$d"
       done
       note "kb $lvl: KJ_KB_REUSE: the $(ls "$KJUDGE_IMPORTED/kb/$lvl" | wc -l) imported problems not yet judged: $(ls "$KJUDGE_IMPORTED/kb/$lvl" | sort -V | tr '\n' ' ')"
       continue
