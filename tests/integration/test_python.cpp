@@ -239,6 +239,9 @@ TEST_F(Python, IntegerAndBoolInputsAreDrawnOverTheirRange) {
                 .find("dtype = \"i64\", range = [0, 9]"),
             std::string::npos);
 
+  const auto show = kj({"show", "kb/integer/1_MaskedCumsum"});
+  EXPECT_NE(show.r.output.find("x1[32,200]:bool in [0, 1]"), std::string::npos) << show.r.output;
+
   const auto ok = kj({"eval", "kb/integer/1_MaskedCumsum", py_data("candidates/kb_masked_cumsum_ok.py")});
   EXPECT_TRUE(status_of(ok) == "ok_faster" || status_of(ok) == "ok_not_faster") << ok.r.output;
   const auto ignores =
