@@ -63,6 +63,7 @@ std::string describe_tensors(const std::vector<tensor_spec>& ts) {
       const int_range r = t.range.value_or(default_int_range(*dt));
       s += " in [" + std::to_string(r.lo) + ", " + std::to_string(r.hi) + "]" + (t.range ? "" : " (default)");
     }
+    if (t.structure != matrix_structure::none) s += " " + std::string(structure_name(t.structure));
   }
   return s;
 }

@@ -134,6 +134,9 @@ fs::path write_kernelbench_problem(const fs::path& file, const std::string& rel_
     // values every draw keeps valid, and all of them, not the constant a float draw rounds to.
     if (integer && in.contains("min") && in.contains("max"))
       t << ", range = [" << in["min"].get<long long>() << ", " << in["max"].get<long long>() << "]";
+    // Triangular or symmetric matrices (get_inputs' triu, tril, (A + A.T) / 2): kept so by every
+    // draw, so that a kernel exploiting the structure is judged on the problem's own domain.
+    if (in.contains("structure") && in["structure"].is_string()) t << ", structure = " << toml_string(in["structure"]);
     t << " },\n";
   }
   t << "]\noutputs = [\n";

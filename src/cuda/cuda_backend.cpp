@@ -118,6 +118,7 @@ class cuda_backend final : public backend {
   long long last_call_peak_extra_bytes() override { return m_last_peak; }
   bool generate(guarded_buffer& b, const tensor_desc& d, std::string_view distribution, std::uint64_t seed,
                 int input_index, const std::optional<int_range>& range) override;
+  bool impose_structure(guarded_buffer& b, const tensor_desc& d, matrix_structure s) override;
   [[nodiscard]] bool device_resident() const override { return true; }
   bool widen_to_f64(const guarded_buffer& src, dtype from, guarded_buffer& dst, std::size_t numel) override;
   bool perturb_ulp_copy(const guarded_buffer& src, guarded_buffer& dst, dtype t, std::size_t numel,
@@ -542,6 +543,19 @@ bool cuda_backend::generate(guarded_buffer& b, const tensor_desc& d, std::string
   const std::size_t n = d.numel();
   if (d.type == dtype::f32) KJ_CUDA_CHECK(detail::launch_generate_f32(static_cast<float*>(b.data), n, p, m_stream.get()));
   else KJ_CUDA_CHECK(detail::launch_generate_bf16(static_cast<std::uint16_t*>(b.data), n, p, m_stream.get()));
+  return true;
+}
+
+bool cuda_backend::impose_structure(guarded_buffer& b, const tensor_desc& d, matrix_structure s) {
+  const auto& sh = d.shape;
+  if (sh.size() < 2 || sh[sh.size() - 1] != sh[sh.size() - 2]) return false;  // the host path reports it
+  const int code = s == matrix_structure::upper       ? 1
+                   : s == matrix_structure::lower     ? 2
+                   : s == matrix_structure::symmetric ? 3
+                                                      : 0;
+  if (code == 0) return true;
+  KJ_CUDA_CHECK(detail::launch_impose_structure(b.data, dtype_size(d.type), d.numel(),
+                                                static_cast<std::size_t>(sh.back()), code, m_stream.get()));
   return true;
 }
 

@@ -208,6 +208,32 @@ cudaError_t launch_int(T* out, std::size_t n, const gen_params& p, std::int64_t 
   return cudaGetLastError();
 }
 
+// apply_structure: one thread per element below/above the diagonal's side it writes; reads only
+// elements it never writes (the upper triangle for symmetric), so no ordering is needed.
+template <class T>
+__global__ void kj_impose_structure(T* a, std::size_t numel, std::size_t n, int code) {
+  for (std::size_t e = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; e < numel;
+       e += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const std::size_t c = e % n, r = (e / n) % n;
+    if (code == 1 && r > c)
+      a[e] = T(0);
+    else if (code == 2 && c > r)
+      a[e] = T(0);
+    else if (code == 3 && r > c)
+      a[e] = a[e - (r * n + c) + c * n + r];
+  }
+}
+
+template <class T>
+cudaError_t launch_structure(T* a, std::size_t numel, std::size_t n, int code, cudaStream_t s) {
+  if (numel == 0 || n == 0) return cudaSuccess;
+  const int threads = 256;
+  std::size_t blocks = (numel + threads - 1) / threads;
+  if (blocks > 65535u * 4u) blocks = 65535u * 4u;
+  kj_impose_structure<<<static_cast<unsigned int>(blocks), threads, 0, s>>>(a, numel, n, code);
+  return cudaGetLastError();
+}
+
 template <class T>
 cudaError_t launch(T* out, std::size_t n, const gen_params& p, cudaStream_t s) {
   if (n == 0) return cudaSuccess;
@@ -238,6 +264,24 @@ cudaError_t launch_generate_int(void* out, std::size_t elem_bytes, std::size_t n
       return launch_int(static_cast<std::int32_t*>(out), numel, p, lo, span, s);
     case 8:
       return launch_int(static_cast<std::int64_t*>(out), numel, p, lo, span, s);
+    default:
+      return cudaErrorInvalidValue;
+  }
+}
+
+cudaError_t launch_impose_structure(void* data, std::size_t elem_bytes, std::size_t numel, std::size_t n, int code,
+                                    cudaStream_t s) {
+  // Bytes are copied or zeroed as unsigned integers of the element's width: the same bytes as
+  // the host's memcpy/memset whatever the dtype.
+  switch (elem_bytes) {
+    case 1:
+      return launch_structure(static_cast<std::uint8_t*>(data), numel, n, code, s);
+    case 2:
+      return launch_structure(static_cast<std::uint16_t*>(data), numel, n, code, s);
+    case 4:
+      return launch_structure(static_cast<std::uint32_t*>(data), numel, n, code, s);
+    case 8:
+      return launch_structure(static_cast<std::uint64_t*>(data), numel, n, code, s);
     default:
       return cudaErrorInvalidValue;
   }

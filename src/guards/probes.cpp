@@ -20,6 +20,21 @@ std::vector<std::size_t> perturbed_indices(std::uint64_t perturb, int input_inde
   return idx;
 }
 
+std::vector<std::size_t> perturbed_indices(std::uint64_t perturb, int input_index, const tensor_desc& d,
+                                           matrix_structure s) {
+  std::vector<std::size_t> raw = perturbed_indices(perturb, input_index, d.numel());
+  if (s == matrix_structure::none) return raw;
+  std::vector<std::size_t> idx;
+  auto add = [&idx](std::size_t i) {
+    if (std::find(idx.begin(), idx.end(), i) == idx.end()) idx.push_back(i);
+  };
+  for (const std::size_t i : raw) {
+    add(structured_index(i, d, s));
+    if (s == matrix_structure::symmetric) add(mirror_index(i, d));
+  }
+  return idx;
+}
+
 double perturbed_value(double v, dtype t, const std::optional<int_range>& range) {
   if (is_float(t)) return std::isfinite(v) ? v + 1.0 + std::fabs(v) : v;
   const int_range r = range.value_or(default_int_range(t));
@@ -27,8 +42,9 @@ double perturbed_value(double v, dtype t, const std::optional<int_range>& range)
   return v >= static_cast<double>(r.hi) ? static_cast<double>(r.lo) : v + 1.0;
 }
 
-void apply_perturbation(host_tensor& t, std::uint64_t perturb, int input_index, const std::optional<int_range>& range) {
-  for (const std::size_t i : perturbed_indices(perturb, input_index, t.numel())) {
+void apply_perturbation(host_tensor& t, std::uint64_t perturb, int input_index, const std::optional<int_range>& range,
+                        matrix_structure structure) {
+  for (const std::size_t i : perturbed_indices(perturb, input_index, t.desc(), structure)) {
     const double v = t.get(i);
     if (std::isfinite(v)) t.set(i, perturbed_value(v, t.desc().type, range));
   }

@@ -30,8 +30,14 @@ std::vector<std::size_t> perturbed_indices(std::uint64_t perturb, int input_inde
 // Integer and bool inputs stay in their range (an index moved out of it would make the
 // reference fail, not the candidate): v -> v + 1, and the range's high bound wraps to its low
 // bound (a mask's 1 becomes 0); a range of one value is left as it is.
+// A structured input (planner/distributions.hpp) stays in its structure: an index in a triangular
+// matrix's zero triangle moves to its mirror, and a symmetric matrix's mirror element changes
+// alike (perturbed_indices with the structure lists them, deduplicated).
 void apply_perturbation(host_tensor& t, std::uint64_t perturb, int input_index,
-                        const std::optional<int_range>& range = std::nullopt);
+                        const std::optional<int_range>& range = std::nullopt,
+                        matrix_structure structure = matrix_structure::none);
+std::vector<std::size_t> perturbed_indices(std::uint64_t perturb, int input_index, const tensor_desc& d,
+                                           matrix_structure s);
 // The value one perturbed element of dtype `t` takes (before rounding to the dtype): v + 1 + |v|
 // for finite floating v (a non-finite v is left as it is); the rule above for integer dtypes,
 // in `range` or default_int_range(t).

@@ -560,7 +560,8 @@ void stale_output_probe(worker_process& cand, worker_process& ref, const call_sp
     json changed = json::array();
     for (std::size_t i = 0; i < probe.inputs.size(); ++i)
       changed.push_back(json{{"input", probe.inputs[i].desc.name},
-                             {"flat_indices", perturbed_indices(probe.perturb, static_cast<int>(i), probe.inputs[i].desc.numel())}});
+                             {"flat_indices", perturbed_indices(probe.perturb, static_cast<int>(i),
+                                                                probe.inputs[i].desc, probe.inputs[i].structure)}});
     reject_rule("stale_output",
                 {context + ": the output is the previous call's result, not this call's: it passes against the previous "
                            "inputs' reference and fails against the new ones'",

@@ -338,6 +338,72 @@ void fill_distribution(host_tensor& t, std::string_view distribution, std::uint6
   }
 }
 
+std::optional<matrix_structure> parse_structure(std::string_view name) {
+  if (name == "upper") return matrix_structure::upper;
+  if (name == "lower") return matrix_structure::lower;
+  if (name == "symmetric") return matrix_structure::symmetric;
+  return std::nullopt;
+}
+
+std::string_view structure_name(matrix_structure s) {
+  switch (s) {
+    case matrix_structure::upper:
+      return "upper";
+    case matrix_structure::lower:
+      return "lower";
+    case matrix_structure::symmetric:
+      return "symmetric";
+    default:
+      return "none";
+  }
+}
+
+namespace {
+std::size_t matrix_order(const tensor_desc& d) {
+  const auto& sh = d.shape;
+  if (sh.size() < 2 || sh[sh.size() - 1] != sh[sh.size() - 2])
+    throw usage_error("a structured input needs square matrices in its last two dimensions; " + d.name + " has shape " +
+                      d.shape_string());
+  return static_cast<std::size_t>(sh.back());
+}
+}  // namespace
+
+std::size_t mirror_index(std::size_t flat, const tensor_desc& d) {
+  const std::size_t n = matrix_order(d);
+  const std::size_t c = flat % n, r = (flat / n) % n, base = flat - (r * n + c);
+  return base + c * n + r;
+}
+
+std::size_t structured_index(std::size_t flat, const tensor_desc& d, matrix_structure s) {
+  if (s == matrix_structure::none || s == matrix_structure::symmetric) return flat;
+  const std::size_t n = matrix_order(d);
+  const std::size_t c = flat % n, r = (flat / n) % n;
+  const bool in_zero_triangle = s == matrix_structure::upper ? r > c : c > r;
+  return in_zero_triangle ? mirror_index(flat, d) : flat;
+}
+
+void apply_structure(host_tensor& t, matrix_structure s) {
+  if (s == matrix_structure::none) return;
+  const std::size_t n = matrix_order(t.desc());
+  const std::size_t es = dtype_size(t.desc().type);
+  auto* p = static_cast<std::byte*>(t.data());
+  const std::size_t matrices = n == 0 ? 0 : t.numel() / (n * n);
+  for (std::size_t m = 0; m < matrices; ++m) {
+    std::byte* a = p + m * n * n * es;
+    for (std::size_t r = 0; r < n; ++r)
+      for (std::size_t c = 0; c < n; ++c) {
+        if (r == c) continue;
+        std::byte* e = a + (r * n + c) * es;
+        if (s == matrix_structure::upper && r > c)
+          std::memset(e, 0, es);
+        else if (s == matrix_structure::lower && c > r)
+          std::memset(e, 0, es);
+        else if (s == matrix_structure::symmetric && r > c)
+          std::memcpy(e, a + (c * n + r) * es, es);
+      }
+  }
+}
+
 std::vector<host_tensor> generate_inputs(const std::vector<input_plan>& inputs,
                                          std::string_view distribution, std::uint64_t seed) {
   std::vector<host_tensor> out;
@@ -347,6 +413,7 @@ std::vector<host_tensor> generate_inputs(const std::vector<input_plan>& inputs,
     const std::string_view d = inputs[i].distribution.empty() ? distribution
                                                               : std::string_view(inputs[i].distribution);
     fill_distribution(t, d, mix_seed(seed, i), static_cast<int>(i), inputs[i].range);
+    apply_structure(t, inputs[i].structure);
     out.push_back(std::move(t));
   }
   return out;

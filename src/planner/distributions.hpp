@@ -57,12 +57,29 @@ std::string int_range_error(const int_range& r, dtype t);
 void fill_distribution(host_tensor& t, std::string_view distribution, std::uint64_t seed, int input_index,
                        const std::optional<int_range>& range = std::nullopt);
 
+// A square-matrix input's structure over its last two dimensions (a batch of matrices before
+// them), imposed after the values are drawn: upper (elements below the diagonal are zero), lower
+// (above it), symmetric (each element below the diagonal is a copy of its mirror above it).
+// Problems defined on such matrices (KernelBench level 1 #13-#15) admit kernels that exploit the
+// structure; dense draws would reject them on inputs outside the problem's domain.
+enum class matrix_structure { none, upper, lower, symmetric };
+std::optional<matrix_structure> parse_structure(std::string_view name);  // "upper", "lower", "symmetric"
+std::string_view structure_name(matrix_structure s);
+// Imposes `s` on `t` in place; t's last two dimensions must be equal (throws usage_error).
+void apply_structure(host_tensor& t, matrix_structure s);
+// Where a changed element of a structured tensor must go to stay in the structure: for upper and
+// lower, an element of the zero triangle maps to its mirror; the other indices stay. For
+// symmetric, the caller changes the mirror too (mirror_index).
+std::size_t structured_index(std::size_t flat, const tensor_desc& d, matrix_structure s);
+std::size_t mirror_index(std::size_t flat, const tensor_desc& d);
+
 // All inputs of a call: input i uses its own fixed distribution when given, else `distribution`,
 // and seed mix(seed, i).
 struct input_plan {
   tensor_desc desc;
   std::string distribution;        // empty: the call's distribution
   std::optional<int_range> range;  // integer and bool inputs: the values drawn (inclusive)
+  matrix_structure structure = matrix_structure::none;
 };
 std::vector<host_tensor> generate_inputs(const std::vector<input_plan>& inputs,
                                          std::string_view distribution, std::uint64_t seed);

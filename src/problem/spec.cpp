@@ -385,7 +385,7 @@ class spec_reader {
       const auto& t = as_table(e, "each entry of " + plural);
       const std::string where = "an " + role + " of [signature]";
       if (input)
-        check_keys(t, {"name", "shape", "dtype", "distribution", "range"}, where);
+        check_keys(t, {"name", "shape", "dtype", "distribution", "range", "structure"}, where);
       else check_keys(t, {"name", "shape", "dtype"}, where);
       tensor_spec ts;
       ts.line = line_of(e);
@@ -427,6 +427,18 @@ class spec_reader {
         ts.distribution = d;
       }
       if (const auto* r = t.get("range")) ts.range = read_range(*r, ts, label);
+      if (const auto* st = t.get("structure")) {
+        const std::string name = as_string(*st, "the structure of " + label);
+        const auto parsed = parse_structure(name);
+        if (!parsed)
+          fail(line_of(*st),
+               "unknown structure \"" + name + "\" for " + label + ": expected upper, lower or symmetric");
+        const std::size_t k = ts.shape.size();
+        if (k < 2 || ts.shape[k - 1] != ts.shape[k - 2])
+          fail(line_of(*st), "a structure needs square matrices: the last two dimensions of " + label +
+                                 " must be the same (found [" + join(ts.shape) + "])");
+        ts.structure = *parsed;
+      }
       out.push_back(std::move(ts));
     }
     return out;

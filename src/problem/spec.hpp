@@ -27,6 +27,8 @@ struct tensor_spec {
   // Integer and bool inputs: the values drawn, inclusive (planner/distributions.hpp's int_range;
   // default_int_range of the dtype when absent).
   std::optional<int_range> range;
+  // Square-matrix inputs: upper or lower triangular, or symmetric, over the last two dimensions.
+  matrix_structure structure = matrix_structure::none;
   long line = 0;  // line in problem.toml, for messages
 };
 

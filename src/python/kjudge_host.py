@@ -361,6 +361,27 @@ def _guess_distribution(t):
     return "uniform" if lo >= 0.0 else "normal"
 
 
+def _guess_structure(t):
+    """"upper", "lower" or "symmetric" where every matrix of t's last two (equal) dimensions is
+    upper or lower triangular (and not diagonal) or symmetric, else None. A cheap necessary test
+    first (the elements [..., 1, 0] and [..., 0, 1]): square images and random data fail it
+    without a full pass over a multi-GB tensor."""
+    import torch
+    if t.dim() < 2 or t.shape[-1] != t.shape[-2] or t.shape[-1] < 2 or t.numel() == 0:
+        return None
+    below, above = t[..., 1, 0], t[..., 0, 1]
+    if bool((below == 0).all()) and not bool((above == 0).all()):
+        if bool((torch.tril(t, -1) == 0).all()):
+            return "upper"
+    if bool((above == 0).all()) and not bool((below == 0).all()):
+        if bool((torch.triu(t, 1) == 0).all()):
+            return "lower"
+    if bool((below == above).all()) and not bool((below == 0).all()):
+        if torch.equal(t, t.transpose(-1, -2)):
+            return "symmetric"
+    return None
+
+
 def inspect_kernelbench(path, seed, overrides=None, module_name="kjudge_kb_problem"):
     """Shapes and dtypes of a KernelBench problem file's inputs and outputs, its size constants and
     init inputs. Raises BadInput with the reason where the file does not have the form.
@@ -412,6 +433,9 @@ def inspect_kernelbench(path, seed, overrides=None, module_name="kjudge_kb_probl
         if isinstance(v, torch.Tensor):
             d = _tensor_desc(v, f"x{len(tensors)}")
             d["distribution"] = _guess_distribution(v)
+            structure = _guess_structure(v)
+            if structure:
+                d["structure"] = structure
             if not v.dtype.is_floating_point:
                 d["min"], d["max"] = (int(v.min()), int(v.max())) if v.numel() else (0, 0)
             tensors.append(d)

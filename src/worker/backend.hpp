@@ -96,6 +96,13 @@ class backend {
     (void)b, (void)d, (void)distribution, (void)seed, (void)input_index, (void)range;
     return false;
   }
+  // Imposes a square-matrix structure (planner/distributions.hpp's apply_structure) on `b`, just
+  // generated, where it lives. Returns false when the backend cannot: the worker then draws and
+  // structures on the host and uploads.
+  virtual bool impose_structure(guarded_buffer& b, const tensor_desc& d, matrix_structure s) {
+    (void)b, (void)d, (void)s;
+    return false;
+  }
   // True when buffers live in device memory that the host cannot dereference (the reference
   // role then computes on device buffers and downloads).
   [[nodiscard]] virtual bool device_resident() const { return false; }

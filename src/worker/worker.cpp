@@ -328,7 +328,7 @@ std::vector<host_tensor> session::host_inputs(const call_spec& c) {
   }
   if (c.perturb != 0)
     for (std::size_t i = 0; i < host.size(); ++i)
-      apply_perturbation(host[i], c.perturb, static_cast<int>(i), c.inputs[i].range);
+      apply_perturbation(host[i], c.perturb, static_cast<int>(i), c.inputs[i].range, c.inputs[i].structure);
   return host;
 }
 
@@ -344,9 +344,11 @@ void session::alloc_inputs(call_buffers& cb, const call_spec& c) {
     const std::uint64_t seed = mix_seed(c.seed, i);
     if (!drawn.empty()) {
       m_backend->upload(b, drawn[i].data(), drawn[i].nbytes());
-    } else if (!m_backend->generate(b, in.desc, dist, seed, static_cast<int>(i), in.range)) {
+    } else if (!m_backend->generate(b, in.desc, dist, seed, static_cast<int>(i), in.range) ||
+               (in.structure != matrix_structure::none && !m_backend->impose_structure(b, in.desc, in.structure))) {
       host_tensor h(in.desc);
       fill_distribution(h, dist, seed, static_cast<int>(i), in.range);
+      apply_structure(h, in.structure);
       m_backend->upload(b, h.data(), h.nbytes());
     }
     if (c.perturb != 0 && drawn.empty()) {
@@ -357,7 +359,7 @@ void session::alloc_inputs(call_buffers& cb, const call_spec& c) {
       tensor_desc one = in.desc;
       one.shape = {1};
       host_tensor h(one);
-      for (const std::size_t k : perturbed_indices(c.perturb, static_cast<int>(i), in.desc.numel())) {
+      for (const std::size_t k : perturbed_indices(c.perturb, static_cast<int>(i), in.desc, in.structure)) {
         guarded_buffer e = b;
         e.data = static_cast<std::byte*>(b.data) + k * es;
         e.bytes = es;

@@ -264,6 +264,48 @@ TEST_F(Python, IntegerAndBoolInputsAreDrawnOverTheirRange) {
   EXPECT_TRUE(status_of(passes) == "ok_faster" || status_of(passes) == "ok_not_faster") << passes.r.output;
 }
 
+// Triangular and symmetric matrix inputs keep their structure in every draw (and in the stale-
+// output probe's perturbation): a candidate that reads only the upper triangles, or uses A's
+// transpose for a symmetric A, is right on the problem's domain and passes. The controls: the
+// same problems without `structure` (dense draws) make both wrong, so the passes come from the
+// structure kept, not from anything about the candidates.
+TEST_F(Python, TriangularAndSymmetricInputsKeepTheirStructure) {
+  const auto imp = kj({"import", "kernelbench", py_data("kernelbench/structured"), "--prefix", "kb/structured"});
+  ASSERT_EQ(imp.r.exit_status, 0) << imp.r.output;
+  const fs::path root = imported_root() / "kb" / "structured";
+  const std::string upper = read_file(root / "1_UpperTriangularMatmul" / "problem.toml");
+  EXPECT_NE(upper.find("{ name = \"x0\", shape = [48, 48], structure = \"upper\" }"), std::string::npos) << upper;
+  const std::string sym = read_file(root / "2_SymmetricMatmul" / "problem.toml");
+  EXPECT_NE(sym.find("{ name = \"x1\", shape = [40, 40], structure = \"symmetric\" }"), std::string::npos) << sym;
+  const auto show = kj({"show", "kb/structured/1_UpperTriangularMatmul"});
+  EXPECT_NE(show.r.output.find("x0[48,48] upper"), std::string::npos) << show.r.output;
+
+  const struct {
+    const char* problem;
+    const char* candidate;
+  } pairs[] = {{"1_UpperTriangularMatmul", "candidates/kb_triu_matmul_exploits.py"},
+               {"2_SymmetricMatmul", "candidates/kb_symmetric_matmul_exploits.py"}};
+  for (const auto& pc : pairs) {
+    const auto ok = kj({"eval", std::string("kb/structured/") + pc.problem, py_data(pc.candidate)});
+    EXPECT_TRUE(status_of(ok) == "ok_faster" || status_of(ok) == "ok_not_faster") << pc.problem << "\n" << ok.r.output;
+    bool probed = false;
+    for (const auto& k : ok.result["cases"])
+      if (k["kind"] == "probe") probed = k["status"] == "pass";
+    EXPECT_TRUE(probed) << "the stale-output probe ran and passed: " << ok.result["cases"].dump();
+
+    const fs::path dense = test_dir() / "kb-dense" / pc.problem;
+    fs::create_directories(dense);
+    for (const auto& e : fs::directory_iterator(root / pc.problem))
+      fs::copy(e.path(), dense / e.path().filename(), fs::copy_options::overwrite_existing);
+    std::string toml = read_file(root / pc.problem / "problem.toml");
+    for (const std::string tag : {", structure = \"upper\"", ", structure = \"symmetric\""})
+      for (auto at = toml.find(tag); at != std::string::npos; at = toml.find(tag)) toml.erase(at, tag.size());
+    std::ofstream(dense / "problem.toml") << toml;
+    const auto wrong = kj({"eval", dense.string(), py_data(pc.candidate)});
+    EXPECT_EQ(status_of(wrong), "wrong_result") << pc.problem << "\n" << wrong.r.output;
+  }
+}
+
 TEST_F(Python, ModelNewWithAnotherOutputShapeIsARuntimeError) {
   import_level();
   const auto c = kj({"eval", "kb/level1/1_ScaledLeakyReLU", py_data("candidates/kb_leaky_wrong_shape.py")});

@@ -387,6 +387,47 @@ TEST(Distributions, PerturbedIntegersStayInTheirRange) {
   EXPECT_GT(changed, 0u);
 }
 
+// Square-matrix structure over the last two dimensions of a batch: upper zeroes below the
+// diagonal, lower above it, symmetric mirrors the upper triangle; the stale-output probe's
+// indices stay in the structure (a zero-triangle index moves to its mirror; a symmetric
+// element's mirror changes alike).
+TEST(Distributions, StructuredMatricesKeepTheirStructure) {
+  const tensor_desc d{"a", dtype::f32, {3, 7, 7}};
+  for (const auto s : {matrix_structure::upper, matrix_structure::lower, matrix_structure::symmetric}) {
+    host_tensor t(d);
+    fill_distribution(t, "normal", 11, 0);
+    host_tensor dense(d);
+    fill_distribution(dense, "normal", 11, 0);
+    apply_structure(t, s);
+    for (std::size_t m = 0; m < 3; ++m)
+      for (std::size_t r = 0; r < 7; ++r)
+        for (std::size_t c = 0; c < 7; ++c) {
+          const std::size_t e = m * 49 + r * 7 + c, mirror = m * 49 + c * 7 + r;
+          EXPECT_EQ(mirror_index(e, d), mirror);
+          if (s == matrix_structure::upper) EXPECT_EQ(t.get(e), r > c ? 0.0 : dense.get(e));
+          if (s == matrix_structure::lower) EXPECT_EQ(t.get(e), c > r ? 0.0 : dense.get(e));
+          if (s == matrix_structure::symmetric) EXPECT_EQ(t.get(e), dense.get(r > c ? mirror : e));
+        }
+    host_tensor p(d);
+    std::memcpy(p.data(), t.data(), t.nbytes());
+    apply_perturbation(p, 0xabcdef, 0, std::nullopt, s);
+    std::size_t changed = 0;
+    for (std::size_t e = 0; e < p.numel(); ++e) {
+      changed += p.get(e) != t.get(e);
+      const std::size_t c = e % 7, r = (e / 7) % 7;
+      if (s == matrix_structure::upper && r > c) EXPECT_EQ(p.get(e), 0.0) << e;
+      if (s == matrix_structure::lower && c > r) EXPECT_EQ(p.get(e), 0.0) << e;
+      if (s == matrix_structure::symmetric) EXPECT_EQ(p.get(e), p.get(mirror_index(e, d))) << e;
+    }
+    EXPECT_EQ(changed, perturbed_indices(0xabcdef, 0, d, s).size()) << structure_name(s);
+    EXPECT_GE(changed, perturbed_elements / 2) << structure_name(s);  // mirrors may coincide
+  }
+  host_tensor flat(tensor_desc{"v", dtype::f32, {4, 5}});
+  EXPECT_THROW(apply_structure(flat, matrix_structure::upper), usage_error);
+  EXPECT_EQ(parse_structure("lower"), matrix_structure::lower);
+  EXPECT_FALSE(parse_structure("triangular").has_value());
+}
+
 TEST(Distributions, SameSeedSameBytesOtherSeedOtherBytes) {
   for (dtype t : k_float_types) {
     for (const auto& d : known_distributions()) {

@@ -257,6 +257,26 @@ TEST_F(SpecFile, IntegerInputRange) {
                   8, {"expected the range of input 'b' to be [low, high], two integers", "found an array"}));
 }
 
+TEST_F(SpecFile, SquareMatrixStructure) {
+  const std::string tri = "  { name = \"b\", shape = [\"N\", \"N\"], structure = \"upper\" },";
+  const problem_spec p = parse_problem_file(write_spec(replace_line(k_valid, 8, tri)));
+  EXPECT_EQ(p.inputs[1].structure, matrix_structure::upper);
+  EXPECT_EQ(p.inputs[0].structure, matrix_structure::none);
+  const planned_case c = make_case(p, dtype::f32, {{"M", 4}, {"N", 8}}, "normal", 1, "t", case_kind::public_case);
+  EXPECT_EQ(c.inputs[1].structure, matrix_structure::upper);
+  call_spec call;
+  call.inputs = c.inputs;
+  EXPECT_EQ(call_from_json(to_json(call)).inputs[1].structure, matrix_structure::upper);  // the worker's copy
+  EXPECT_TRUE(
+      rejected_at(replace_line(k_valid, 8, "  { name = \"b\", shape = [\"M\", \"N\"], structure = \"upper\" },"), 8,
+                  {"a structure needs square matrices", "input 'b'", "found [M, N]"}));
+  EXPECT_TRUE(rejected_at(replace_line(k_valid, 8, "  { name = \"b\", shape = [\"N\"], structure = \"symmetric\" },"),
+                          8, {"a structure needs square matrices"}));
+  EXPECT_TRUE(
+      rejected_at(replace_line(k_valid, 8, "  { name = \"b\", shape = [\"N\", \"N\"], structure = \"banded\" },"), 8,
+                  {"unknown structure \"banded\"", "expected upper, lower or symmetric"}));
+}
+
 TEST_F(SpecFile, UndeclaredShapeSymbol) {
   EXPECT_TRUE(rejected_at(replace_line(k_valid, 10, "outputs = [{ name = \"y\", shape = [\"M\", \"K\"] }]"), 10,
                           {"output 'y'", "unknown symbol 'K'", "declared symbols: M, N"}));

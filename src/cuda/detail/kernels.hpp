@@ -71,6 +71,11 @@ cudaError_t launch_generate_bf16(std::uint16_t* out, std::size_t numel, const ge
 // Integer and bool tensors: numel elements of `elem_bytes` (1: u8 and bool, 4: i32, 8: i64), each
 // uniform over [lo, lo + span - 1] as planner/distributions.cpp's generate_ints draws them (span
 // <= 2^32; p.k0/k1 the key, the distribution fields unused).
+// planner/distributions.cpp's apply_structure on the device: over matrices of order n (numel / n^2
+// of them), code 1 zeroes below the diagonal (upper), 2 above it (lower), 3 copies each element
+// above the diagonal to its mirror below (symmetric); elements of 1, 2, 4 or 8 bytes.
+cudaError_t launch_impose_structure(void* data, std::size_t elem_bytes, std::size_t numel, std::size_t n, int code,
+                                    cudaStream_t s);
 cudaError_t launch_generate_int(void* out, std::size_t elem_bytes, std::size_t numel, const gen_params& p,
                                 std::int64_t lo, std::uint64_t span, cudaStream_t s);
 
