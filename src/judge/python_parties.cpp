@@ -364,8 +364,17 @@ shape_scale_plan plan_shape_scale(const problem_spec& p, const python_problem& p
       c.distribution = j == 0 || distributions.empty() ? model.distribution
                                                        : distributions[(v_index + static_cast<std::size_t>(j)) % distributions.size()];
       c.seed = mix_seed(secret, 0x7368617065ULL + v_index * 1000 + static_cast<std::uint64_t>(j));
-      for (std::size_t i = 0; i < c.inputs.size() && i < v["inputs"].size(); ++i)
-        c.inputs[i].desc.shape = v["inputs"][i]["shape"].get<std::vector<std::int64_t>>();
+      for (std::size_t i = 0; i < c.inputs.size() && i < v["inputs"].size(); ++i) {
+        const auto& vi = v["inputs"][i];
+        c.inputs[i].desc.shape = vi["shape"].get<std::vector<std::int64_t>>();
+        // An integer input's values and a matrix's structure as the variant's own get_inputs()
+        // drew them (labels over fewer classes when the class count is scaled down).
+        if (c.inputs[i].range && vi.contains("min") && vi.contains("max"))
+          c.inputs[i].range = int_range{vi["min"].get<std::int64_t>(), vi["max"].get<std::int64_t>()};
+        if (c.inputs[i].structure != matrix_structure::none &&
+            parse_structure(vi.value("structure", std::string())) != c.inputs[i].structure)
+          c.inputs[i].structure = matrix_structure::none;
+      }
       for (std::size_t i = 0; i < c.outputs.size() && i < v["outputs"].size(); ++i)
         c.outputs[i].shape = v["outputs"][i]["shape"].get<std::vector<std::int64_t>>();
       for (std::size_t i = 0; i < c.scalars.size() && i < v["scalars"].size(); ++i)

@@ -251,6 +251,11 @@ TEST_F(Python, IntegerAndBoolInputsAreDrawnOverTheirRange) {
   EXPECT_TRUE(status_of(labels_ok) == "ok_faster" || status_of(labels_ok) == "ok_not_faster") << labels_ok.r.output;
   const auto class0 = kj({"eval", "kb/integer/2_LabelLoss", py_data("candidates/kb_label_loss_class0.py")});
   EXPECT_EQ(status_of(class0), "wrong_result") << class0.r.output;
+  // --shape-scale 0.5 halves the classes: the variants' labels take the variant's own range
+  // ([0, 4]); the full problem's [0, 9] made the reference fail ("Target 7 is out of bounds").
+  const auto scaled =
+      kj({"eval", "kb/integer/2_LabelLoss", py_data("candidates/kb_label_loss_ok.py"), "--shape-scale", "0.5"});
+  EXPECT_TRUE(status_of(scaled) == "ok_faster" || status_of(scaled) == "ok_not_faster") << scaled.r.output;
 
   const fs::path all_true = test_dir() / "kb-mask-all-true" / "1_MaskedCumsum";
   fs::create_directories(all_true);
