@@ -107,6 +107,20 @@ def main(argv):
             ks = by_sets[n]
             print(f"  judged with {n} set{'s' if n > 1 else ''} of workers: {len(ks)}; in the band: "
                   f"{sum(latest[k]['band'] for k in ks)}; validated: {sum(latest[k]['band'] and latest[k]['ci1'] for k in ks)}")
+        # Every run, not only the latest per problem: how often a nominal 95% CI of an in-band A/A
+        # excludes 1, per number of sets (about 5% if the CI is calibrated).
+        runs_by_sets = {}
+        for k in judged:
+            for r in history[k]:
+                if r["ratio"] is not None:
+                    runs_by_sets.setdefault(r["sets"], []).append((k[1], r))
+        for n in sorted(runs_by_sets):
+            rs = runs_by_sets[n]
+            in_band = [(name, r) for name, r in rs if r["band"]]
+            excl = [name.split("_")[0] for name, r in in_band if not r["ci1"]]
+            print(f"  every run with {n} set{'s' if n > 1 else ''}: {len(rs)} runs, {len(in_band)} in the band, of which "
+                  f"{len(excl)} with a CI excluding 1 ({100.0 * len(excl) / max(1, len(in_band)):.0f}%)"
+                  + (f": {' '.join(excl)}" if excl else ""))
         if missing:
             print(f"  not yet judged ({len(missing)}): " + " ".join(n.split("_")[0] for n in missing))
     return 0
