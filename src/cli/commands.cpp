@@ -58,8 +58,9 @@ std::string describe_tensors(const std::vector<tensor_spec>& ts) {
   for (const auto& t : ts) {
     s += (s.empty() ? "" : ", ") + t.name + "[" + join(t.shape, ",") + "]";
     if (t.dtype != "T") s += ":" + t.dtype;
-    // Integer and bool inputs: the values drawn (planner/distributions.hpp), given or the dtype's.
-    if (const auto dt = parse_dtype(t.dtype); t.range || (dt && !is_float(*dt))) {
+    // Integer and bool inputs: the values drawn (planner/distributions.hpp), given or the dtype's
+    // (a range is only accepted on a concrete integer or bool dtype).
+    if (const auto dt = parse_dtype(t.dtype); dt && !is_float(*dt)) {
       const int_range r = t.range.value_or(default_int_range(*dt));
       s += " in [" + std::to_string(r.lo) + ", " + std::to_string(r.hi) + "]" + (t.range ? "" : " (default)");
     }

@@ -78,6 +78,18 @@ std::string name_part(std::string s) {
 }
 
 // Writes the problem directory of one inspected KernelBench file; returns its path.
+// ", range = [min, max]" for an inspected integer or bool input (the inspection records min and
+// max for those only), ", structure = ..." for a triangular or symmetric matrix: every draw keeps
+// the input in the domain the problem's own generator showed (docs/problem-spec.md).
+std::string input_domain_toml(const json& in) {
+  std::string s;
+  if (in.contains("min") && in.contains("max"))
+    s += ", range = [" + std::to_string(in["min"].get<long long>()) + ", " +
+         std::to_string(in["max"].get<long long>()) + "]";
+  if (in.contains("structure") && in["structure"].is_string()) s += ", structure = " + toml_string(in["structure"]);
+  return s;
+}
+
 fs::path write_kernelbench_problem(const fs::path& file, const std::string& rel_name, const json& res,
                                    const fs::path& out_root, int seed) {
   const fs::path dir = out_root / rel_name;
@@ -127,17 +139,11 @@ fs::path write_kernelbench_problem(const fs::path& file, const std::string& rel_
   t << "\n[signature]\ninputs = [\n";
   for (const auto& in : res["inputs"]) {
     t << "  { name = " << toml_string(in["name"]) << ", shape = " << shape_toml(in["shape"]);
-    const bool integer = in["dtype"] == "i32" || in["dtype"] == "i64" || in["dtype"] == "u8" || in["dtype"] == "bool";
-    if (in["dtype"] != variant || integer) t << ", dtype = " << toml_string(in["dtype"]);
-    // Integer inputs (labels, indices, masks) are drawn uniform over the values the file's own
-    // get_inputs() drew (randint(0, C) gives [0, C-1] at KernelBench's sizes; a bool mask [0, 1]):
-    // values every draw keeps valid, and all of them, not the constant a float draw rounds to.
-    if (integer && in.contains("min") && in.contains("max"))
-      t << ", range = [" << in["min"].get<long long>() << ", " << in["max"].get<long long>() << "]";
-    // Triangular or symmetric matrices (get_inputs' triu, tril, (A + A.T) / 2): kept so by every
-    // draw, so that a kernel exploiting the structure is judged on the problem's own domain.
-    if (in.contains("structure") && in["structure"].is_string()) t << ", structure = " << toml_string(in["structure"]);
-    t << " },\n";
+    // A range needs a concrete dtype (the variant "T" may be a float).
+    if (in["dtype"] != variant || in.contains("min")) t << ", dtype = " << toml_string(in["dtype"]);
+    // Integer inputs (labels, indices, masks) over the values the file's own get_inputs() drew
+    // (randint(0, C) gives [0, C-1] at KernelBench's sizes; a bool mask [0, 1]).
+    t << input_domain_toml(in) << " },\n";
   }
   t << "]\noutputs = [\n";
   for (const auto& o : res["outputs"]) {
@@ -298,17 +304,12 @@ int cmd_import_gpumode(const import_flags& f) {
     t << "  { name = " << toml_string(x["name"]) << ", shape = " << dims_toml(x["shape"]);
     if (x["dtype"] != variant) t << ", dtype = " << toml_string(x["dtype"]);
     // Integer and bool inputs: drawn over the values generate_input drew in every case.
-    if (x.contains("min") && x.contains("max"))
-      t << ", range = [" << x["min"].get<long long>() << ", " << x["max"].get<long long>() << "]";
-    t << " },\n";
+    t << input_domain_toml(x) << " },\n";
   }
   t << "]\noutputs = [\n";
   for (const auto& x : res["outputs"]) {
     t << "  { name = " << toml_string(x["name"]) << ", shape = " << dims_toml(x["shape"]);
     if (x["dtype"] != variant) t << ", dtype = " << toml_string(x["dtype"]);
-    // Integer and bool inputs: drawn over the values generate_input drew in every case.
-    if (x.contains("min") && x.contains("max"))
-      t << ", range = [" << x["min"].get<long long>() << ", " << x["max"].get<long long>() << "]";
     t << " },\n";
   }
   t << "]\n\n[references]\npy = \"reference.py\"\n";

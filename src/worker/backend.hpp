@@ -7,12 +7,13 @@
 #include <cstring>
 #include <functional>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "core/dtype.hpp"
 #include "core/tensor.hpp"
