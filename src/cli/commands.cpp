@@ -470,6 +470,10 @@ int cmd_validate(const eval_flags& f, const std::string& problem, bool all, int 
           for (const auto& b : tc["baselines"]) party(b.value("name", std::string("baseline")), b);
         if (!parts.empty()) std::printf("    %s: %s\n", tc.value("id", std::string("case")).c_str(), parts.c_str());
       }
+    // The kernel census's comparison of the two parties running the same code (the A/A's pair):
+    // whether a difference between them is in the kernels launched, their times or the window.
+    if (r.contains("timing") && r["timing"].is_object() && r["timing"].contains("kernel_census"))
+      for (const auto& l : kernel_census_lines(r["timing"]["kernel_census"])) std::printf("    %s\n", l.c_str());
     std::fflush(stdout);
   }
   std::printf("%zu problem(s) found, %zu judged, %d validated, %d failed (criterion: ratio in [0.98, 1.02] and the CI contains 1)\n",

@@ -5,8 +5,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <csignal>
 #include <cmath>
+#include <csignal>
 #include <cstring>
 #include <ctime>
 #include <fstream>
@@ -23,6 +23,7 @@
 #include "core/hash.hpp"
 #include "guards/probes.hpp"
 #include "guards/rules.hpp"
+#include "judge/kernel_census.hpp"
 #include "judge/python_parties.hpp"
 #include "judge/verdict.hpp"
 #include "oracle/detail/parallel.hpp"
@@ -621,7 +622,7 @@ struct timed_party {
   std::string sha256;
   worker_process* worker = nullptr;
   bool is_candidate = false;
-  bool is_python = false;  // a kjudge-worker-py party (torch): no CUPTI trace in its process
+  bool is_python = false;  // a kjudge-worker-py party (torch): its warm-up calls are not traced (the census is)
 };
 
 // Host memory the evaluation will touch at its largest call: the reference worker's arena
@@ -1448,6 +1449,41 @@ json evaluate(const eval_options& o) {
       }
     };
     warm_up_parties();
+    // The kernel census (judge/kernel_census.hpp): once a set of workers has timed its last
+    // round, one traced call per party and timed case, so that a difference between parties
+    // running the same code (an A/A) can be told apart: other kernels, the same kernels running
+    // longer, or a longer window around them. Diagnostic: taken where no counted sample is left
+    // in those processes, and never part of a verdict.
+    json census_sets = json::array();
+    json census_same_code = json::array();
+    auto take_census = [&](int set) {
+      if (!o.trace || o.device != "cuda") return;
+      progress("timing", rounds, o.min_rounds, "kernel census of worker set " + std::to_string(set + 1));
+      json per_party = json::object();
+      std::vector<json> entries(np);
+      for (std::size_t q = 0; q < np; ++q) {
+        json per_case = json::object();
+        for (std::size_t c = 0; c < nc; ++c) {
+          const std::uint64_t seed =
+              mix_seed(secret, 0x63656e7375730000ULL + (static_cast<std::uint64_t>(set) << 8) + c);
+          per_case[bench[c]->id] =
+              census_call(*parties[q].worker, to_call(*bench[c]), seed, o.mode, o.call_timeout_seconds);
+        }
+        entries[q] = per_case;
+        per_party[parties[q].name] = std::move(per_case);
+      }
+      census_sets.push_back(json{{"set", set + 1}, {"parties", per_party}});
+      // The same code as the candidate: the same file and the same settings (a worker's info names
+      // the entry point, the compile mode and TF32), such as the reference judged against itself.
+      const std::string cand_info = parties[0].worker->ready().value("info", "");
+      for (std::size_t q = 1; q < np; ++q) {
+        if (parties[q].sha256 != parties[0].sha256 || parties[q].worker->ready().value("info", "") != cand_info)
+          continue;
+        for (std::size_t c = 0; c < nc; ++c)
+          census_same_code.push_back(compare_same_code(entries[0][bench[c]->id], entries[q][bench[c]->id], set + 1,
+                                                       bench[c]->id, parties[q].name));
+      }
+    };
     // --worker-epochs: the rounds are timed in successive sets of fresh workers, every party's
     // process replaced at once at the epoch's first round (evenly over the minimum rounds), so
     // that the CI covers what a process fixes for its lifetime (stats::epoch_median). A party's
@@ -1467,6 +1503,7 @@ json evaluate(const eval_options& o) {
         if (st.is_object() && warm_stats[q].is_object())
           earlier_recompiles[q] += st.value("graphs", 0L) - warm_stats[q].value("graphs", 0L);
       }
+      take_census(e - 1);
       for (auto& pt : parties) pt.worker->stop();
       std::vector<std::variant<worker_process, worker_failure>> started;
       for (const auto& fo : first_options) {
@@ -1710,6 +1747,7 @@ json evaluate(const eval_options& o) {
         pb["recompiles_during_timing"] = earlier_recompiles[q] + st.value("graphs", 0L) - before.value("graphs", 0L);
     }
     if (!torch_info.is_null()) result["torch"] = torch_info;
+    take_census(epoch);
 
     // Speed of light: the device's measured copy ceiling (cached per machine; `kjudge doctor`).
     std::optional<device_ceilings> ceil;
@@ -1836,6 +1874,13 @@ json evaluate(const eval_options& o) {
                                                    {"criterion", "involuntary context switches during the call"}}},
                             {"seconds", since(t_timing)}};
     result["timing"]["clock_check"] = clock_evidence;
+    if (!census_sets.empty())
+      result["timing"]["kernel_census"] =
+          json{{"method",
+                "one call per party and timed case under the CUPTI trace, after each set of workers' last timed round "
+                "(not counted; diagnostic only); ns are device times of the call's own kernels"},
+               {"sets", census_sets},
+               {"same_code", census_same_code}};
     {
       json ej = json::array();
       for (int e = 0; e < epochs; ++e) {

@@ -419,6 +419,46 @@ std::string format_bytes(double bytes) {
   return detail::fixed_sig(detail::round_sig(v, 3).first) + " " + units[u];
 }
 
+namespace {
+
+std::string census_ms(const nlohmann::json& ns) {
+  return ns.is_number() ? fmt::format("{:.3f} ms", ns.get<double>() / 1e6) : std::string("?");
+}
+
+// The kernels one party launched beyond the other's, each name cut for one console line
+// (cuDNN's run to 200 characters of template arguments).
+std::string census_names(const nlohmann::json& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + detail::truncate(n.get<std::string>(), 72);
+  return out.empty() ? "nothing more" : out;
+}
+
+}  // namespace
+
+std::vector<std::string> kernel_census_lines(const nlohmann::json& census) {
+  std::vector<std::string> lines;
+  if (!census.is_object() || !census.contains("same_code") || !census["same_code"].is_array()) return lines;
+  for (const auto& c : census["same_code"]) {
+    const std::string where =
+        fmt::format("kernels, set {}, {}: ", c.value("set", 0), c.value("case", std::string("?")));
+    const std::string other = c.value("baseline", std::string("baseline"));
+    if (c.contains("error")) {
+      lines.push_back(where + "no census (" + c["error"].get<std::string>() + ")");
+      continue;
+    }
+    std::string line = where + "the candidate and " + other + " (the same code) launched ";
+    line += c.value("same_kernels", false)
+                ? std::string("the same kernels")
+                : "different kernels: the candidate also " + census_names(c["only_candidate"]) + "; " + other +
+                      " also " + census_names(c["only_baseline"]);
+    line += "; in kernels " + census_ms(c["candidate_kernel_ns"]) + " against " + census_ms(c["baseline_kernel_ns"]) +
+            ", windows " + census_ms(c["candidate_window_ns"]) + " against " + census_ms(c["baseline_window_ns"]);
+    if (!c.value("complete", false)) line += " (the trace's listing was cut: partial sums)";
+    lines.push_back(line);
+  }
+  return lines;
+}
+
 std::string process_spread_note(const nlohmann::json& r) {
   using namespace detail;
   // Whether the sets differ beyond what the rounds' noise explains (the headline's ratios).
@@ -587,6 +627,8 @@ std::string render_console(const nlohmann::json& r, bool color) {
     if (base_mem) out += " vs " + format_bytes(*base_mem) + " baseline";
     out += "\n";
   }
+  if (const json* census = field(r, {"timing", "kernel_census"}))
+    for (const auto& l : kernel_census_lines(*census)) out += "  " + l + "\n";
   if (auto t = num(r, {"time_to_verdict_s"})) out += "  time to verdict: " + format_seconds(*t) + "\n";
   return out;
 }

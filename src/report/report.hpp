@@ -48,6 +48,12 @@ std::string format_bytes(double bytes);
 // and validate's lines.
 std::string process_spread_note(const nlohmann::json& result);
 
+// One line per comparison in a result's timing.kernel_census (judge/kernel_census.hpp) of the
+// candidate with a baseline running the same code: whether they launched the same kernels, and
+// their kernels' and windows' device times. Shared by eval's summary and validate's lines; empty
+// where there is no census.
+std::vector<std::string> kernel_census_lines(const nlohmann::json& census);
+
 // A ratio with 3 significant digits and an "x": 1.834 -> "1.83x", 374.2 -> "374x".
 std::string format_speedup(double ratio);
 

@@ -1,9 +1,10 @@
 // The trace summary's arithmetic on hand-made CUPTI records (no GPU needed): the window between
 // the judge's probes, the judge's own work left out, other-stream and late work counted, and the
-// peak of the call's live allocations.
+// peak of the call's live allocations; the kernel census read from a summary.
 #include <gtest/gtest.h>
 
 #include "cuda/cupti_trace.hpp"
+#include "judge/kernel_census.hpp"
 
 namespace {
 
@@ -81,6 +82,34 @@ TEST(trace_summary, without_both_probes_there_is_no_window) {
   EXPECT_FALSE(s["window_found"].get<bool>());
   EXPECT_EQ(s["kernels"].get<int>(), 1);
   EXPECT_EQ(s["ending_after_window"].get<int>(), 0);
+}
+
+// The kernel census (judge/kernel_census.hpp) reads what summarize_trace writes: the call's own
+// kernels by name with their device times, the judge's probe and hold kernels left out.
+TEST(trace_summary, the_kernel_census_reads_the_summary_s_records) {
+  constexpr std::uint32_t judge = 5;
+  const char* probe = "kjudge::cuda::detail::kj_clock_probe(kjudge::cuda::detail::clock_sample*, unsigned int)";
+  const std::vector<trace_record> records = {
+      rec(kind::kernel, "kjudge::cuda::detail::kj_hold_stream(int const volatile*, int*, unsigned long long)", judge,
+          50, 99),
+      rec(kind::kernel, probe, judge, 100, 110),
+      rec(kind::kernel, "dgrad_engine_7()", judge, 120, 1120),
+      rec(kind::alloc, "cudaMalloc", 0, 130, 130, 1u << 20),
+      rec(kind::kernel, "reduce()", judge, 1130, 1330),
+      rec(kind::kernel, "dgrad_engine_7()", judge, 1340, 2340),
+      rec(kind::kernel, probe, judge, 2400, 2410),
+  };
+  const auto s = kjudge::cuda::summarize_trace(records, judge, 100);
+  const auto e = kjudge::census_entry(s, 2.29e-6);
+  EXPECT_EQ(e["kernels"].get<int>(), 3) << e.dump(1);
+  EXPECT_DOUBLE_EQ(e["kernel_ns"].get<double>(), 2200.0);
+  EXPECT_DOUBLE_EQ(e["window_ns"].get<double>(), 2290.0);
+  ASSERT_EQ(e["by_name"].size(), 2u);
+  EXPECT_EQ(e["by_name"][0]["name"], "dgrad_engine_7()");
+  EXPECT_EQ(e["by_name"][0]["count"].get<int>(), 2);
+  EXPECT_TRUE(e["complete"].get<bool>());
+  // A listing cut at fewer records than the call had: the census says its sums are partial.
+  EXPECT_FALSE(kjudge::census_entry(kjudge::cuda::summarize_trace(records, judge, 3), 0)["complete"].get<bool>());
 }
 
 }  // namespace
