@@ -28,7 +28,8 @@
 #           KJ_KB_FILES="21_ 41_": the files with these name prefixes; KJ_KB_NEXT=N: the next N
 #           that no committed log under bench/results/h200 has judged; KJ_KB_REUSE=1: the
 #           problems the last call imported (a call within the idle window) that no committed
-#           log has judged, without importing again; every request to a
+#           log has judged, without importing again (with KJ_KB_NEXT=N too: topped up to N
+#           with the next files not yet judged anywhere); every request to a
 #           worker is traced in kb-requests-LEVEL.txt)
 # Usage: scripts/gpu-check.sh [STAGE...]   (default: all stages, in this order)
 # Results go to $OUT (the device tool's folder) or ./gpu-check-out: summary.txt, results.json,
@@ -350,10 +351,28 @@ if want kb; then
           "$BUILD"/gpu-check-logs-earlier/*/kb-results-"$lvl$TAG"/kb_"${lvl}_$n".json 2>/dev/null | head -1)
         [[ "$keep" == *" $n "* && -z "$judged_here" ]] || rm -rf "$d"
       done
-      note "kb $lvl: KJ_KB_REUSE: the $(ls "$KJUDGE_IMPORTED/kb/$lvl" | wc -l) imported problems not yet judged: $(ls "$KJUDGE_IMPORTED/kb/$lvl" | sort -V | tr '\n' ' ')"
-      continue
-    fi
-    if [ -n "${KJ_KB_FILES:-}" ]; then
+      have=$(ls "$KJUDGE_IMPORTED/kb/$lvl" | wc -l)
+      note "kb $lvl: KJ_KB_REUSE: the $have imported problems not yet judged: $(ls "$KJUDGE_IMPORTED/kb/$lvl" | sort -V | tr '\n' ' ')"
+      # With KJ_KB_NEXT=N as well: fewer than N left to judge here, so the next files that no
+      # committed log, no earlier call here and no imported problem covers are imported beside
+      # them (session 10's call 3 found one problem left and judged only that).
+      if [ -z "${KJ_KB_NEXT:-}" ] || [ "$have" -ge "$KJ_KB_NEXT" ]; then continue; fi
+      src=$BUILD/kb-next/$lvl
+      rm -rf "$src"
+      mkdir -p "$src"
+      added=0
+      for f in "${todo[@]}"; do
+        [ "$added" -lt $(( KJ_KB_NEXT - have )) ] || break
+        n=${f%.py}
+        [ -d "$KJUDGE_IMPORTED/kb/$lvl/$n" ] && continue
+        [ -n "$(ls "$LOGS/kb-results-$lvl$TAG/kb_${lvl}_$n.json" \
+          "$BUILD"/gpu-check-logs-earlier/*/kb-results-"$lvl$TAG"/kb_"${lvl}_$n".json 2>/dev/null | head -1)" ] && continue
+        cp "$KB/$lvl/$f" "$src/"
+        added=$((added + 1))
+      done
+      if [ "$added" -eq 0 ]; then continue; fi
+      note "kb $lvl: KJ_KB_NEXT: $added more imported beside them: $(ls "$src" | sort -V | tr '\n' ' ')"
+    elif [ -n "${KJ_KB_FILES:-}" ]; then
       # KJ_KB_FILES="21_ 41_ ...": only the files whose names start with one of these prefixes
       # (a diagnosis of chosen problems).
       src=$BUILD/kb-files/$lvl

@@ -65,6 +65,15 @@ std::string describe_tensors(const std::vector<tensor_spec>& ts) {
       s += " in [" + std::to_string(r.lo) + ", " + std::to_string(r.hi) + "]" + (t.range ? "" : " (default)");
     }
     if (t.structure != matrix_structure::none) s += " " + std::string(structure_name(t.structure));
+    if (!t.values.empty()) {
+      std::string vs;
+      for (const double v : t.values) {
+        char num[32];
+        std::snprintf(num, sizeof num, "%g", v);
+        vs += (vs.empty() ? "" : ", ") + std::string(num);
+      }
+      s += " in {" + vs + "}";
+    }
   }
   return s;
 }

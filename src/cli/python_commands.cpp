@@ -79,7 +79,8 @@ std::string name_part(std::string s) {
 
 // Writes the problem directory of one inspected KernelBench file; returns its path.
 // ", range = [min, max]" for an inspected integer or bool input (the inspection records min and
-// max for those only), ", structure = ..." for a triangular or symmetric matrix: every draw keeps
+// max for those only), ", structure = ..." for a triangular or symmetric matrix, ", values = [...]"
+// for a floating input that held only a few values: every draw keeps
 // the input in the domain the problem's own generator showed (docs/problem-spec.md).
 std::string input_domain_toml(const json& in) {
   std::string s;
@@ -87,6 +88,18 @@ std::string input_domain_toml(const json& in) {
     s += ", range = [" + std::to_string(in["min"].get<long long>()) + ", " +
          std::to_string(in["max"].get<long long>()) + "]";
   if (in.contains("structure") && in["structure"].is_string()) s += ", structure = " + toml_string(in["structure"]);
+  if (in.contains("values") && in["values"].is_array() && !in["values"].empty()) {
+    // A floating input that held only these values (+-1 targets, 0/1 masks): %.17g keeps each exact.
+    std::string vs;
+    for (const auto& v : in["values"]) {
+      char num[40];
+      std::snprintf(num, sizeof num, "%.17g", v.get<double>());
+      std::string t = num;
+      if (t.find_first_of(".eEn") == std::string::npos) t += ".0";  // a TOML float, as written
+      vs += (vs.empty() ? "" : ", ") + t;
+    }
+    s += ", values = [" + vs + "]";
+  }
   return s;
 }
 

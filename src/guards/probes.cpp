@@ -35,7 +35,19 @@ std::vector<std::size_t> perturbed_indices(std::uint64_t perturb, int input_inde
   return idx;
 }
 
-double perturbed_value(double v, dtype t, const std::optional<int_range>& range) {
+double perturbed_value(double v, dtype t, const std::optional<int_range>& range, const std::vector<double>& values) {
+  if (!values.empty()) {
+    // v is one of the values rounded to t: the nearest one is its own; the next distinct one
+    // (in the list's order, wrapping) replaces it.
+    std::size_t at = 0;
+    for (std::size_t k = 1; k < values.size(); ++k)
+      if (std::fabs(values[k] - v) < std::fabs(values[at] - v)) at = k;
+    for (std::size_t step = 1; step < values.size(); ++step) {
+      const double next = values[(at + step) % values.size()];
+      if (next != values[at]) return next;
+    }
+    return v;
+  }
   if (is_float(t)) return std::isfinite(v) ? v + 1.0 + std::fabs(v) : v;
   const int_range r = range.value_or(default_int_range(t));
   if (r.lo == r.hi) return v;
@@ -43,10 +55,10 @@ double perturbed_value(double v, dtype t, const std::optional<int_range>& range)
 }
 
 void apply_perturbation(host_tensor& t, std::uint64_t perturb, int input_index, const std::optional<int_range>& range,
-                        matrix_structure structure) {
+                        matrix_structure structure, const std::vector<double>& values) {
   for (const std::size_t i : perturbed_indices(perturb, input_index, t.desc(), structure)) {
     const double v = t.get(i);
-    if (std::isfinite(v)) t.set(i, perturbed_value(v, t.desc().type, range));
+    if (std::isfinite(v)) t.set(i, perturbed_value(v, t.desc().type, range, values));
   }
 }
 

@@ -35,13 +35,16 @@ std::vector<std::size_t> perturbed_indices(std::uint64_t perturb, int input_inde
 // alike (perturbed_indices with the structure lists them, deduplicated).
 void apply_perturbation(host_tensor& t, std::uint64_t perturb, int input_index,
                         const std::optional<int_range>& range = std::nullopt,
-                        matrix_structure structure = matrix_structure::none);
+                        matrix_structure structure = matrix_structure::none, const std::vector<double>& values = {});
 std::vector<std::size_t> perturbed_indices(std::uint64_t perturb, int input_index, const tensor_desc& d,
                                            matrix_structure s);
 // The value one perturbed element of dtype `t` takes (before rounding to the dtype): v + 1 + |v|
 // for finite floating v (a non-finite v is left as it is); the rule above for integer dtypes,
 // in `range` or default_int_range(t).
-double perturbed_value(double v, dtype t, const std::optional<int_range>& range = std::nullopt);
+// With `values` (a discrete float input): the next of the values after v's (the last wraps to
+// the first), so the input stays in its domain; v itself where the list has one value.
+double perturbed_value(double v, dtype t, const std::optional<int_range>& range = std::nullopt,
+                       const std::vector<double>& values = {});
 
 // The line a cpu worker writes to its log when the candidate writes to a read-only input mapping
 // (worker/cpu_backend.cpp), before it dies of SIGSEGV:

@@ -206,6 +206,30 @@ void generate_ints(key32 key, std::size_t n, const int_range& r, T* out) {
   }
 }
 
+// Discrete float tensors: element i is values[k] with k uniform over the list's indices, drawn as
+// generate_ints draws (so a prefix of a larger tensor holds the same values).
+void generate_values(key32 key, host_tensor& t, const std::vector<double>& values) {
+  const std::size_t n = t.numel();
+  const int_range idx{0, static_cast<std::int64_t>(values.size()) - 1};
+  std::vector<std::uint32_t> picks(std::min(n, k_block));
+  for (std::size_t base = 0; base < n; base += k_block) {
+    const std::size_t m = std::min(k_block, n - base);
+    // One block of indices at a time, keyed as generate_ints keys its blocks.
+    const std::uint32_t hi = static_cast<std::uint32_t>(base >> 32);
+    const std::uint32_t k0 = key.k0 + hi * 0x85ebca6bu;
+    const std::uint32_t lo = static_cast<std::uint32_t>(base);
+    const std::uint64_t span = static_cast<std::uint64_t>(idx.hi) + 1;
+    for (std::uint32_t i = 0; i < m; ++i)
+      picks[i] = static_cast<std::uint32_t>(uniform_int(hash32(lo + i, k0, key.k1), 0, span));
+    if (t.desc().type == dtype::f32) {
+      float* p = static_cast<float*>(t.data()) + base;
+      for (std::size_t i = 0; i < m; ++i) p[i] = static_cast<float>(values[picks[i]]);
+    } else {
+      for (std::size_t i = 0; i < m; ++i) t.set(base + i, values[picks[i]]);
+    }
+  }
+}
+
 // float -> bf16 round-to-nearest-even; generated values are finite, so the NaN branch of
 // float_to_bf16 is not needed in the hot loop.
 inline std::uint16_t bf16_rne(float f) {
@@ -267,6 +291,17 @@ std::string int_range_error(const int_range& r, dtype t) {
   return {};
 }
 
+std::string float_values_error(const std::vector<double>& values, dtype t) {
+  if (!is_float(t))
+    return "values are only for floating inputs, not a " + std::string(dtype_name(t)) + " tensor (it takes a range)";
+  if (values.empty()) return "no values given";
+  if (values.size() > max_float_values)
+    return std::to_string(values.size()) + " values, more than " + std::to_string(max_float_values);
+  for (const double v : values)
+    if (!std::isfinite(v)) return "the value " + std::to_string(v) + " is not finite";
+  return {};
+}
+
 std::uint64_t mix_seed(std::uint64_t seed, std::uint64_t salt) {
   // Two splitmix64 finalizations so that no linear relation between (seed, salt) pairs
   // (e.g. seed + salt * golden) produces equal sub-seeds.
@@ -275,11 +310,16 @@ std::uint64_t mix_seed(std::uint64_t seed, std::uint64_t salt) {
 }
 
 void fill_distribution(host_tensor& t, std::string_view distribution, std::uint64_t seed, int input_index,
-                       const std::optional<int_range>& range) {
+                       const std::optional<int_range>& range, const std::vector<double>& values) {
   using namespace detail;
   const dist_id id = parse_dist(distribution);
   const std::uint64_t key = mix_seed(seed, 0x6b6a7564ULL);  // "kjud": distinct from callers' salts
   const std::size_t n = t.numel();
+  if (!values.empty()) {
+    if (const std::string err = float_values_error(values, t.desc().type); !err.empty()) throw usage_error(err);
+    generate_values(key32{static_cast<std::uint32_t>(key), static_cast<std::uint32_t>(key >> 32)}, t, values);
+    return;
+  }
   const bool is_uniform = id == dist_id::uniform;
   switch (t.desc().type) {
     case dtype::f64: {
@@ -412,7 +452,7 @@ std::vector<host_tensor> generate_inputs(const std::vector<input_plan>& inputs,
     host_tensor t(inputs[i].desc);
     const std::string_view d = inputs[i].distribution.empty() ? distribution
                                                               : std::string_view(inputs[i].distribution);
-    fill_distribution(t, d, mix_seed(seed, i), static_cast<int>(i), inputs[i].range);
+    fill_distribution(t, d, mix_seed(seed, i), static_cast<int>(i), inputs[i].range, inputs[i].values);
     apply_structure(t, inputs[i].structure);
     out.push_back(std::move(t));
   }

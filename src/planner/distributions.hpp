@@ -54,8 +54,17 @@ int_range default_int_range(dtype t);
 // Why `r` cannot be a range of `t`'s values (empty when it can): lo > hi, a bound outside the
 // dtype, more than max_int_range_values values, or a floating dtype.
 std::string int_range_error(const int_range& r, dtype t);
+// Discrete float inputs (labels of +-1 stored as floats, masks of 0.0/1.0): every element is one
+// of `values`, uniform over the list, whatever the distribution (element i: values[(hash32(i) x
+// n) >> 32], the integers' rule over the list's indices), rounded to the dtype. A kernel may rely
+// on the values (a hinge loss on +-1 targets, KernelBench level 1 #100); draws from a float
+// distribution would judge it outside its problem.
+inline constexpr std::size_t max_float_values = 256;
+// Why `values` cannot be the values of a `t` input (empty when they can): an integer or bool
+// dtype (they take a range), no values, more than max_float_values, or a value that is not finite.
+std::string float_values_error(const std::vector<double>& values, dtype t);
 void fill_distribution(host_tensor& t, std::string_view distribution, std::uint64_t seed, int input_index,
-                       const std::optional<int_range>& range = std::nullopt);
+                       const std::optional<int_range>& range = std::nullopt, const std::vector<double>& values = {});
 
 // A square-matrix input's structure over its last two dimensions (a batch of matrices before
 // them), imposed after the values are drawn: upper (elements below the diagonal are zero), lower
@@ -80,6 +89,7 @@ struct input_plan {
   std::string distribution;        // empty: the call's distribution
   std::optional<int_range> range;  // integer and bool inputs: the values drawn (inclusive)
   matrix_structure structure = matrix_structure::none;
+  std::vector<double> values;  // float inputs: the only values drawn (empty: the distribution's)
 };
 std::vector<host_tensor> generate_inputs(const std::vector<input_plan>& inputs,
                                          std::string_view distribution, std::uint64_t seed);

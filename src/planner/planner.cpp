@@ -311,8 +311,8 @@ planned_case make_case(const problem_spec& p, dtype variant, const symbol_values
   c.symbol_order = p.symbols;
   const auto inputs = resolve_inputs(p, s, variant);
   for (std::size_t i = 0; i < inputs.size(); ++i) {
-    c.inputs.push_back(
-        input_plan{inputs[i], p.inputs[i].distribution.value_or(""), p.inputs[i].range, p.inputs[i].structure});
+    c.inputs.push_back(input_plan{inputs[i], p.inputs[i].distribution.value_or(""), p.inputs[i].range,
+                                  p.inputs[i].structure, p.inputs[i].values});
   }
   c.outputs = resolve_outputs(p, s, variant);
   for (const auto& sc : p.scalars) c.scalars.push_back(sc.value);

@@ -385,7 +385,7 @@ class spec_reader {
       const auto& t = as_table(e, "each entry of " + plural);
       const std::string where = "an " + role + " of [signature]";
       if (input)
-        check_keys(t, {"name", "shape", "dtype", "distribution", "range", "structure"}, where);
+        check_keys(t, {"name", "shape", "dtype", "distribution", "range", "structure", "values"}, where);
       else check_keys(t, {"name", "shape", "dtype"}, where);
       tensor_spec ts;
       ts.line = line_of(e);
@@ -427,6 +427,7 @@ class spec_reader {
         ts.distribution = d;
       }
       if (const auto* r = t.get("range")) ts.range = read_range(*r, ts, label);
+      if (const auto* v = t.get("values")) ts.values = read_values(*v, ts, label);
       if (const auto* st = t.get("structure")) {
         const std::string name = as_string(*st, "the structure of " + label);
         const auto parsed = parse_structure(name);
@@ -458,6 +459,29 @@ class spec_reader {
     if (const std::string err = int_range_error(r, *t); !err.empty())
       fail(line, "in the range of " + label + ": " + err);
     return r;
+  }
+
+  // values = [a, b, ...]: the only values of a floating input (numbers; the dtype may be the
+  // variant "T", every variant being a float type there).
+  std::vector<double> read_values(const toml::node& n, const tensor_spec& ts, const std::string& label) const {
+    const long line = line_of(n);
+    const auto* arr = n.as_array();
+    if (arr == nullptr)
+      fail(line, "expected the values of " + label + " to be an array of numbers, found " + describe(n));
+    std::vector<double> values;
+    for (const toml::node& e : *arr) {
+      if (e.is_integer())
+        values.push_back(static_cast<double>(e.as_integer()->get()));
+      else if (e.is_floating_point())
+        values.push_back(e.as_floating_point()->get());
+      else
+        fail(line_of(e), "expected each value of " + label + " to be a number, found " + describe(e));
+    }
+    const auto t = ts.dtype == "T" ? std::optional<dtype>(dtype::f32) : parse_dtype(ts.dtype);
+    if (t)
+      if (const std::string err = float_values_error(values, *t); !err.empty())
+        fail(line, "in the values of " + label + ": " + err);
+    return values;
   }
 
   void check_distribution(const std::string& d, long line, const std::string& where) const {

@@ -29,6 +29,8 @@ struct tensor_spec {
   std::optional<int_range> range;
   // Square-matrix inputs: upper or lower triangular, or symmetric, over the last two dimensions.
   matrix_structure structure = matrix_structure::none;
+  // Floating inputs: the only values drawn (planner/distributions.hpp; empty: the distribution's).
+  std::vector<double> values;
   long line = 0;  // line in problem.toml, for messages
 };
 

@@ -37,6 +37,7 @@ json to_json(const call_spec& c) {
     json e = desc_to_json(p.desc);
     e["distribution"] = p.distribution;
     if (p.range) e["range"] = json::array({p.range->lo, p.range->hi});
+    if (!p.values.empty()) e["values"] = p.values;
     if (p.structure != matrix_structure::none) e["structure"] = structure_name(p.structure);
     in.push_back(std::move(e));
   }
@@ -57,6 +58,7 @@ call_spec call_from_json(const json& j) {
       p.distribution = e.value("distribution", "");
       if (e.contains("range"))
         p.range = int_range{e["range"].at(0).get<std::int64_t>(), e["range"].at(1).get<std::int64_t>()};
+      if (e.contains("values")) p.values = e["values"].get<std::vector<double>>();
       if (e.contains("structure")) {
         const auto st = parse_structure(e["structure"].get<std::string>());
         if (!st) throw internal_error("protocol: unknown structure " + e["structure"].dump());

@@ -361,6 +361,27 @@ def _guess_distribution(t):
     return "uniform" if lo >= 0.0 else "normal"
 
 
+_MAX_GUESSED_VALUES = 16
+
+
+def _guess_values(t):
+    """The sorted distinct values of a floating tensor that holds only a few of them, each many
+    times (+-1 targets, 0/1 masks as floats), else None. A cheap necessary test first: a float
+    draw's first 4096 elements are all distinct, so a multi-GB tensor of continuous values costs
+    one small unique, not a sort of the whole."""
+    import torch
+    n = t.numel()
+    if not t.dtype.is_floating_point or n < 64:
+        return None
+    head = torch.unique(t.reshape(-1)[:4096])
+    if head.numel() > _MAX_GUESSED_VALUES:
+        return None
+    vals = torch.unique(t)
+    if vals.numel() > _MAX_GUESSED_VALUES or n < 8 * vals.numel() or not bool(torch.isfinite(vals).all()):
+        return None
+    return [float(v) for v in vals.double().cpu().tolist()]
+
+
 def _guess_structure(t):
     """"upper", "lower" or "symmetric" where every matrix of t's last two (equal) dimensions is
     upper or lower triangular (and not diagonal) or symmetric, else None. A cheap necessary test
@@ -438,6 +459,10 @@ def inspect_kernelbench(path, seed, overrides=None, module_name="kjudge_kb_probl
                 d["structure"] = structure
             if not v.dtype.is_floating_point:
                 d["min"], d["max"] = (int(v.min()), int(v.max())) if v.numel() else (0, 0)
+            else:
+                values = _guess_values(v)
+                if values is not None:
+                    d["values"] = values
             tensors.append(d)
             args.append({"tensor": len(tensors) - 1})
         elif isinstance(v, bool) or not isinstance(v, (int, float)):

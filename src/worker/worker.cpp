@@ -328,7 +328,8 @@ std::vector<host_tensor> session::host_inputs(const call_spec& c) {
   }
   if (c.perturb != 0)
     for (std::size_t i = 0; i < host.size(); ++i)
-      apply_perturbation(host[i], c.perturb, static_cast<int>(i), c.inputs[i].range, c.inputs[i].structure);
+      apply_perturbation(host[i], c.perturb, static_cast<int>(i), c.inputs[i].range, c.inputs[i].structure,
+                         c.inputs[i].values);
   return host;
 }
 
@@ -344,10 +345,11 @@ void session::alloc_inputs(call_buffers& cb, const call_spec& c) {
     const std::uint64_t seed = mix_seed(c.seed, i);
     if (!drawn.empty()) {
       m_backend->upload(b, drawn[i].data(), drawn[i].nbytes());
-    } else if (!m_backend->generate(b, in.desc, dist, seed, static_cast<int>(i), in.range) ||
+    } else if (!in.values.empty() ||  // discrete float values: drawn on the host (no device path)
+               !m_backend->generate(b, in.desc, dist, seed, static_cast<int>(i), in.range) ||
                (in.structure != matrix_structure::none && !m_backend->impose_structure(b, in.desc, in.structure))) {
       host_tensor h(in.desc);
-      fill_distribution(h, dist, seed, static_cast<int>(i), in.range);
+      fill_distribution(h, dist, seed, static_cast<int>(i), in.range, in.values);
       apply_structure(h, in.structure);
       m_backend->upload(b, h.data(), h.nbytes());
     }
@@ -364,7 +366,7 @@ void session::alloc_inputs(call_buffers& cb, const call_spec& c) {
         e.data = static_cast<std::byte*>(b.data) + k * es;
         e.bytes = es;
         m_backend->download(e, h.data(), es);
-        h.set(0, perturbed_value(h.get(0), in.desc.type, in.range));
+        h.set(0, perturbed_value(h.get(0), in.desc.type, in.range, in.values));
         m_backend->upload(e, h.data(), es);
       }
     }

@@ -311,6 +311,39 @@ TEST_F(Python, TriangularAndSymmetricInputsKeepTheirStructure) {
   }
 }
 
+// A floating input that holds only a few values (+-1 targets) is drawn from those values only, in
+// every case and in the stale-output probe's perturbation: a candidate that relies on the targets
+// being +-1 is right on the problem's domain and passes. The control: the same problem without
+// `values` (targets from the float distributions) makes it wrong.
+TEST_F(Python, DiscreteFloatInputsKeepTheirValues) {
+  const auto imp = kj({"import", "kernelbench", py_data("kernelbench/discrete"), "--prefix", "kb/discrete"});
+  ASSERT_EQ(imp.r.exit_status, 0) << imp.r.output;
+  const fs::path root = imported_root() / "kb" / "discrete" / "1_HingeLoss";
+  const std::string toml = read_file(root / "problem.toml");
+  const std::string tag = ", values = [-1.0, 1.0]";
+  EXPECT_NE(toml.find("{ name = \"x1\", shape = [256, 8]" + tag + " }"), std::string::npos) << toml;
+  EXPECT_EQ(toml.find("{ name = \"x0\", shape = [256, 8], values"), std::string::npos) << toml;  // continuous: none
+  const auto show = kj({"show", "kb/discrete/1_HingeLoss"});
+  EXPECT_NE(show.r.output.find("x1[256,8] in {-1, 1}"), std::string::npos) << show.r.output;
+
+  const auto ok = kj({"eval", "kb/discrete/1_HingeLoss", py_data("candidates/kb_hinge_sign_exploits.py")});
+  EXPECT_TRUE(status_of(ok) == "ok_faster" || status_of(ok) == "ok_not_faster") << ok.r.output;
+  bool probed = false;
+  for (const auto& k : ok.result["cases"])
+    if (k["kind"] == "probe") probed = k["status"] == "pass";
+  EXPECT_TRUE(probed) << "the stale-output probe ran and passed: " << ok.result["cases"].dump();
+
+  const fs::path continuous = test_dir() / "kb-continuous" / "1_HingeLoss";
+  fs::create_directories(continuous);
+  for (const auto& e : fs::directory_iterator(root))
+    fs::copy(e.path(), continuous / e.path().filename(), fs::copy_options::overwrite_existing);
+  std::string control = toml;
+  control.erase(control.find(tag), tag.size());
+  std::ofstream(continuous / "problem.toml") << control;
+  const auto wrong = kj({"eval", continuous.string(), py_data("candidates/kb_hinge_sign_exploits.py")});
+  EXPECT_EQ(status_of(wrong), "wrong_result") << wrong.r.output;
+}
+
 TEST_F(Python, ModelNewWithAnotherOutputShapeIsARuntimeError) {
   import_level();
   const auto c = kj({"eval", "kb/level1/1_ScaledLeakyReLU", py_data("candidates/kb_leaky_wrong_shape.py")});

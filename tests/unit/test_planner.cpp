@@ -387,6 +387,64 @@ TEST(Distributions, PerturbedIntegersStayInTheirRange) {
   EXPECT_GT(changed, 0u);
 }
 
+// A discrete float input (values = [...]) holds only its values, each about as often, under every
+// distribution and in every float dtype; element i is the same in a longer tensor; the stale-
+// output probe's change moves an element to the next value of the list.
+TEST(Distributions, DiscreteFloatInputsHoldOnlyTheirValues) {
+  const std::vector<double> pm1{-1.0, 1.0};
+  constexpr std::size_t n = 200000;
+  for (const auto& dist : known_distributions()) {
+    for (const dtype t : {dtype::f32, dtype::f64, dtype::bf16, dtype::f16}) {
+      host_tensor x(tensor_desc{"x", t, {static_cast<std::int64_t>(n)}});
+      fill_distribution(x, dist, 11, 0, std::nullopt, pm1);
+      std::size_t plus = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        const double v = x.get(i);
+        ASSERT_TRUE(v == -1.0 || v == 1.0) << dist << " " << dtype_name(t) << " element " << i << ": " << v;
+        plus += v > 0;
+      }
+      // Binomial(200000, 0.5): sd 224; 0.49-0.51 is 9 sd either side.
+      EXPECT_NEAR(static_cast<double>(plus) / n, 0.5, 0.01) << dist << " " << dtype_name(t);
+    }
+  }
+  // Three values, one of them not representable in bf16 (rounded as any draw is).
+  host_tensor b(tensor_desc{"b", dtype::bf16, {4096}});
+  fill_distribution(b, "normal", 2, 0, std::nullopt, {0.0, 0.1, 2.5});
+  std::set<double> seen;
+  for (std::size_t i = 0; i < b.numel(); ++i) seen.insert(b.get(i));
+  EXPECT_EQ(seen.size(), 3u);
+  EXPECT_TRUE(seen.count(0.0) && seen.count(2.5));
+  EXPECT_FALSE(seen.count(0.1));  // 0.1 is not a bf16: its nearest bf16 is there instead
+  // A prefix of a longer draw, and another seed another draw.
+  host_tensor short_x(tensor_desc{"x", dtype::f32, {1000}}), long_x(tensor_desc{"x", dtype::f32, {5000}});
+  fill_distribution(short_x, "uniform", 9, 0, std::nullopt, pm1);
+  fill_distribution(long_x, "uniform", 9, 0, std::nullopt, pm1);
+  EXPECT_EQ(std::memcmp(short_x.data(), long_x.data(), short_x.nbytes()), 0);
+  host_tensor other(tensor_desc{"x", dtype::f32, {1000}});
+  fill_distribution(other, "uniform", 10, 0, std::nullopt, pm1);
+  EXPECT_NE(std::memcmp(short_x.data(), other.data(), short_x.nbytes()), 0);
+  // Bad lists are usage errors where a spec did not catch them.
+  host_tensor i(tensor_desc{"i", dtype::i32, {8}});
+  EXPECT_THROW(fill_distribution(i, "uniform", 1, 0, std::nullopt, pm1), usage_error);
+  EXPECT_FALSE(float_values_error(pm1, dtype::f32).size());
+  EXPECT_NE(float_values_error({1.0, INFINITY}, dtype::f32).find("not finite"), std::string::npos);
+
+  EXPECT_EQ(perturbed_value(-1.0, dtype::f32, std::nullopt, pm1), 1.0);
+  EXPECT_EQ(perturbed_value(1.0, dtype::f32, std::nullopt, pm1), -1.0);        // the last wraps to the first
+  EXPECT_EQ(perturbed_value(0.5, dtype::f32, std::nullopt, {0.5, 0.5}), 0.5);  // nothing else to move to
+  host_tensor targets(tensor_desc{"y", dtype::f32, {64}});
+  fill_distribution(targets, "normal", 5, 1, std::nullopt, pm1);
+  host_tensor before(targets.desc());
+  std::memcpy(before.data(), targets.data(), targets.nbytes());
+  apply_perturbation(targets, 0x1234, 1, std::nullopt, matrix_structure::none, pm1);
+  std::size_t changed = 0;
+  for (std::size_t k = 0; k < targets.numel(); ++k) {
+    EXPECT_TRUE(targets.get(k) == -1.0 || targets.get(k) == 1.0) << k;
+    changed += targets.get(k) != before.get(k);
+  }
+  EXPECT_EQ(changed, perturbed_indices(0x1234, 1, 64).size());
+}
+
 // Square-matrix structure over the last two dimensions of a batch: upper zeroes below the
 // diagonal, lower above it, symmetric mirrors the upper triangle; the stale-output probe's
 // indices stay in the structure (a zero-triangle index moves to its mirror; a symmetric

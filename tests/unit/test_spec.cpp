@@ -257,6 +257,36 @@ TEST_F(SpecFile, IntegerInputRange) {
                   8, {"expected the range of input 'b' to be [low, high], two integers", "found an array"}));
 }
 
+// values = [...]: the only values of a floating input (+-1 targets), carried to the worker.
+TEST_F(SpecFile, DiscreteFloatValues) {
+  const std::string targets = "  { name = \"b\", shape = [\"N\"], values = [-1, 1.0] },";
+  const problem_spec p = parse_problem_file(write_spec(replace_line(k_valid, 8, targets)));
+  EXPECT_EQ(p.inputs[1].values, (std::vector<double>{-1.0, 1.0}));
+  EXPECT_TRUE(p.inputs[0].values.empty());
+  const planned_case c = make_case(p, dtype::f32, {{"M", 4}, {"N", 8}}, "normal", 1, "t", case_kind::public_case);
+  EXPECT_EQ(c.inputs[1].values, (std::vector<double>{-1.0, 1.0}));
+  call_spec call;
+  call.inputs = c.inputs;
+  call.distribution = c.distribution;
+  EXPECT_EQ(call_from_json(to_json(call)).inputs[1].values, c.inputs[1].values);  // the worker's copy
+  EXPECT_TRUE(call_from_json(to_json(call)).inputs[0].values.empty());
+
+  EXPECT_TRUE(
+      rejected_at(replace_line(k_valid, 8, "  { name = \"b\", shape = [\"N\"], dtype = \"i32\", values = [0, 1] },"), 8,
+                  {"in the values of input 'b'", "only for floating inputs", "i32", "takes a range"}));
+  EXPECT_TRUE(rejected_at(replace_line(k_valid, 8, "  { name = \"b\", shape = [\"N\"], values = [] },"), 8,
+                          {"in the values of input 'b'", "no values given"}));
+  EXPECT_TRUE(rejected_at(replace_line(k_valid, 8, "  { name = \"b\", shape = [\"N\"], values = [0.0, nan] },"), 8,
+                          {"in the values of input 'b'", "is not finite"}));
+  EXPECT_TRUE(rejected_at(replace_line(k_valid, 8, "  { name = \"b\", shape = [\"N\"], values = [0.0, \"one\"] },"), 8,
+                          {"expected each value of input 'b' to be a number"}));
+  EXPECT_TRUE(rejected_at(replace_line(k_valid, 8, "  { name = \"b\", shape = [\"N\"], values = 1.0 },"), 8,
+                          {"expected the values of input 'b' to be an array of numbers"}));
+  std::string many = "  { name = \"b\", shape = [\"N\"], values = [";
+  for (int i = 0; i < 257; ++i) many += (i ? ", " : "") + std::to_string(i);
+  EXPECT_TRUE(rejected_at(replace_line(k_valid, 8, many + "] },"), 8, {"257 values, more than 256"}));
+}
+
 TEST_F(SpecFile, SquareMatrixStructure) {
   const std::string tri = "  { name = \"b\", shape = [\"N\", \"N\"], structure = \"upper\" },";
   const problem_spec p = parse_problem_file(write_spec(replace_line(k_valid, 8, tri)));
