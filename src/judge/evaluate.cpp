@@ -962,6 +962,23 @@ json evaluate(const eval_options& o) {
       const char* v = std::getenv("KJUDGE_TIMING_WORKER");
       return v == nullptr || std::string_view(v) != "shared";
     }();
+    // Experiment switches for the H200's diagnosis of KernelBench #68 (docs/design.md, session
+    // 10): besides the code, the candidate's timing worker differs from a torch baseline's in its
+    // warm-up (a baseline's takes two warm_batch calls per timed case before time_begin's own
+    // untimed call) and its pinned arena (for the rechecks' copies). KJUDGE_CANDIDATE_WARM_BATCH=1
+    // gives a Python candidate's timing worker the baselines' warm_batch calls in every set;
+    // KJUDGE_TIMING_PIN=0 leaves its arena unpinned (the copies go through the driver's staging).
+    // Off by default; timing.experiment_switches names those on.
+    const auto env_is = [](const char* name, std::string_view value) {
+      const char* v = std::getenv(name);
+      return v != nullptr && std::string_view(v) == value;
+    };
+    const bool candidate_warm_batch = env_is("KJUDGE_CANDIDATE_WARM_BATCH", "1");
+    const bool pin_timing_arena = !env_is("KJUDGE_TIMING_PIN", "0");
+    json experiment_switches = json::array();
+    if (candidate_warm_batch) experiment_switches.push_back("KJUDGE_CANDIDATE_WARM_BATCH=1");
+    if (!pin_timing_arena) experiment_switches.push_back("KJUDGE_TIMING_PIN=0");
+    if (!fresh_timing_worker) experiment_switches.push_back("KJUDGE_TIMING_WORKER=shared");
     host_memory_plan memory_plan;  // memory_plan.beside: host memory holds it beside the checks' worker
     {
       std::size_t n_torch = 0;
@@ -983,7 +1000,10 @@ json evaluate(const eval_options& o) {
       wo.role = role;
       const bool correctness_candidate = role == "candidate" && !timing;
       wo.arena_bytes = role == "reference" ? arena_ref : correctness_candidate ? arena_cand : arena_timed;
-      wo.pin_bytes = role == "reference" ? arena_ref_pin : correctness_candidate ? arena_cand : role == "candidate" ? arena_timed : 0;
+      wo.pin_bytes = role == "reference"     ? arena_ref_pin
+                     : correctness_candidate ? arena_cand
+                     : role == "candidate"   ? (pin_timing_arena ? arena_timed : 0)
+                                             : 0;
       wo.memory_limit_bytes = o.device == "cuda" ? 0 : o.memory_limit_bytes;
       wo.sandbox = o.sandbox;
       wo.scratch_dir = scratch_root / label;
@@ -1359,7 +1379,21 @@ json evaluate(const eval_options& o) {
     std::map<std::size_t, long> earlier_recompiles;
     auto warm_python = [&](int epoch) {
       for (std::size_t q : python_parties) {
-        if (parties[q].is_candidate) continue;
+        if (parties[q].is_candidate) {
+          // KJUDGE_CANDIDATE_WARM_BATCH=1 (above): the baselines' warm-up calls, untimed and
+          // unreported; a failure is the candidate's verdict as in any of its calls.
+          if (!candidate_warm_batch) continue;
+          const std::string ctx = "the candidate's warm-up (KJUDGE_CANDIDATE_WARM_BATCH)";
+          for (const auto& c : warm_calls)
+            for (int k = 0; k < 2; ++k) {
+              const json r =
+                  get_json(parties[q].worker->request(json{{"type", "warm_batch"}, {"call", to_json(c)}, {"count", 1}},
+                                                      o.call_timeout_seconds),
+                           ctx, "warm_done");
+              if (r.value("rc", 0) != 0) reject_rule("nonzero_return", {ctx + ": kj_run returned " + r["rc"].dump()});
+            }
+          continue;
+        }
         progress("warm-up", 0, 1, parties[q].name + ": compiling and warming up");
         json wu = python_warmup(*parties[q].worker, parties[q].name, warm_calls, 1800);
         warm_stats[q] = wu.value("stats", json());
@@ -1911,6 +1945,7 @@ json evaluate(const eval_options& o) {
                  {"method", "standard deviation of the sets' median ratios (log), against sqrt(pi/2) x the pooled within-set "
                             "standard deviation of the rounds' log ratios / sqrt(rounds per set): what round noise alone would give"}};
     }
+    result["timing"]["experiment_switches"] = experiment_switches;
     result["timing"]["candidate_worker"] =
         !fresh_timing_worker ? "shared: the worker that ran the correctness checks (KJUDGE_TIMING_WORKER=shared)"
         : memory_plan.beside ? "fresh: started with the baselines' workers, the correctness checks' worker stopped before timing"

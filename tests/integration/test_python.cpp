@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <set>
 
 #include "cli_test_util.hpp"
 #include "core/hash.hpp"
@@ -171,6 +172,50 @@ TEST_F(Python, TheTimingWorkerStartsLateWhereHostMemoryWouldNotHoldBoth) {
   const auto refused = kj(args, {{"KJUDGE_HOST_MEMORY_BYTES", std::to_string(needed)}});
   EXPECT_EQ(refused.r.exit_status, 2) << refused.r.output;
   EXPECT_NE(refused.r.output.find("of host memory"), std::string::npos) << refused.r.output;
+}
+
+// KJUDGE_CANDIDATE_WARM_BATCH=1 (an experiment switch for the H200's #68, docs/design.md session
+// 10): the candidate's timing worker gets the torch baselines' warm_batch calls (two per timed
+// case) before timing, as a baseline's does; without it, none. KJUDGE_TIMING_PIN=0 is recorded
+// (its effect, an unpinned arena, is a device worker's only).
+TEST_F(Python, TheCandidateWarmBatchSwitchWarmsItsTimingWorkerLikeABaseline) {
+  import_level();
+  const std::vector<std::string> args{"eval", "kb/level1/1_ScaledLeakyReLU", py_data("candidates/kb_leaky_ok.py")};
+  // The candidate's warm_batch requests in the worker that answered its timed calls, and the
+  // baselines' (the control: the trace records warm_batch at all).
+  const auto warm_batches = [](const fs::path& trace) {
+    std::set<std::string> timing_pids;
+    for (const auto& r : read_request_trace(trace))
+      if (r.role == "candidate" && r.type == "sample") timing_pids.insert(r.pid);
+    int candidate = 0, baseline = 0;
+    for (const auto& r : read_request_trace(trace)) {
+      if (r.type != "warm_batch") continue;
+      if (r.role == "candidate" && timing_pids.count(r.pid)) ++candidate;
+      if (r.role == "baseline") ++baseline;
+    }
+    return std::pair{candidate, baseline};
+  };
+  const auto plain_trace = test_dir() / "warm-batch-off.txt";
+  fs::remove(plain_trace);
+  const auto plain = kj(args, {{"KJUDGE_TRACE_REQUESTS", plain_trace.string()}});
+  ASSERT_TRUE(plain.result.is_object()) << plain.r.output;
+  EXPECT_EQ(plain.result["timing"]["experiment_switches"], json::array());
+  const auto [plain_candidate, plain_baseline] = warm_batches(plain_trace);
+  EXPECT_EQ(plain_candidate, 0);
+  EXPECT_GE(plain_baseline, 2);
+
+  const auto trace = test_dir() / "warm-batch-on.txt";
+  fs::remove(trace);
+  const auto on =
+      kj(args,
+         {{"KJUDGE_TRACE_REQUESTS", trace.string()}, {"KJUDGE_CANDIDATE_WARM_BATCH", "1"}, {"KJUDGE_TIMING_PIN", "0"}});
+  ASSERT_TRUE(on.result.is_object()) << on.r.output;
+  EXPECT_TRUE(status_of(on) == "ok_faster" || status_of(on) == "ok_not_faster") << on.r.output;
+  EXPECT_EQ(on.result["timing"]["experiment_switches"], json({"KJUDGE_CANDIDATE_WARM_BATCH=1", "KJUDGE_TIMING_PIN=0"}));
+  const auto [candidate, baseline] = warm_batches(trace);
+  const int timed_cases = static_cast<int>(on.result["timing"]["cases"].size());
+  EXPECT_EQ(candidate, 2 * timed_cases);  // the baselines' python_warmup: two calls per timed case
+  EXPECT_EQ(baseline, plain_baseline);
 }
 
 TEST_F(Python, ModelNewJudgedByImportedName) {

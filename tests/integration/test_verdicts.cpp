@@ -103,9 +103,11 @@ TEST(Verdicts, TheCandidateIsTimedInAFreshWorkerOfItsOwn) {
     if (shared) {
       EXPECT_EQ(*run.begin(), *sample.begin());
       EXPECT_EQ(c.result["timing"]["candidate_worker"].get<std::string>().rfind("shared", 0), 0u);
+      EXPECT_EQ(c.result["timing"]["experiment_switches"], nlohmann::json({"KJUDGE_TIMING_WORKER=shared"}));
     } else {
       EXPECT_NE(*run.begin(), *sample.begin()) << "the candidate was timed in the worker that ran its checks";
       EXPECT_EQ(c.result["timing"]["candidate_worker"].get<std::string>().rfind("fresh", 0), 0u);
+      EXPECT_EQ(c.result["timing"]["experiment_switches"], nlohmann::json::array());
     }
   }
 }
