@@ -617,7 +617,7 @@ def inspect_gpumode(directory):
             cases.append((kind, args))
     symbols = sorted({k for _, a in cases for k, v in a.items()
                       if k != "seed" and isinstance(v, int) and not isinstance(v, bool)})
-    shapes_in, shapes_out, structure, int_ranges = [], [], {}, {}
+    shapes_in, shapes_out, structure, int_ranges, float_values = [], [], {}, {}, {}
     checked = 0
     for kind, args in cases:
         data = mod.generate_input(**args)
@@ -639,6 +639,12 @@ def inspect_gpumode(directory):
                 lo, hi = int(t.min()), int(t.max())
                 prev = int_ranges.get(i)
                 int_ranges[i] = (lo, hi) if prev is None else (min(prev[0], lo), max(prev[1], hi))
+            elif t.dtype.is_floating_point:
+                # The union over every case of a floating input's few values (ties, +-1 targets);
+                # one case with continuous values (or too few elements to tell) makes it continuous.
+                vals = _guess_values(t)
+                prev = float_values.get(i, [])
+                float_values[i] = None if vals is None or prev is None else sorted(set(prev) | set(vals))
         shapes_out.append([_tensor_desc(t, f"out{i}") for i, t in enumerate(outs)])
 
     def symbolic(descs_per_case, what):
@@ -675,6 +681,9 @@ def inspect_gpumode(directory):
     inputs = symbolic(shapes_in, "input")
     for i, r in int_ranges.items():
         inputs[i]["min"], inputs[i]["max"] = r
+    for i, v in float_values.items():
+        if v and len(v) <= _MAX_GUESSED_VALUES:
+            inputs[i]["values"] = v
     outputs = symbolic(shapes_out, "output")
     used = sorted({s for t in inputs + outputs for e in t["shape"] if isinstance(e, str) for s in e.split("*")})
     return {"symbols": used, "inputs": inputs, "outputs": outputs, "structure": structure,

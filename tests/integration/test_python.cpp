@@ -564,6 +564,7 @@ TEST_F(Python, GpuModeIntegerInputGetsTheRangeGenerateInputDrew) {
   EXPECT_NE(toml.find("dtype = \"i64\", range = [0, 15] }"), std::string::npos) << toml;
   EXPECT_EQ(toml.find("range", toml.find("x0")), toml.find("range = [0, 15]"))
       << "the float input has no range: " << toml;
+  EXPECT_EQ(toml.find("values = ["), std::string::npos) << "the float input's values are continuous: " << toml;
 }
 
 // A problem whose answer is not unique (argsort of rows with ties): its check_implementation, not
@@ -574,6 +575,11 @@ TEST_F(Python, GpuModeCheckImplementationIsTheRule) {
   const auto imp = kj({"import", "gpumode", py_data("gpumode/argsort_ties"), "--out", out.string()});
   ASSERT_EQ(imp.r.exit_status, 0) << imp.r.output;
   const fs::path dir = out / "gpumode" / "argsort_ties";
+  // Its float input holds few values (ties): their union over every case (levels 4, 8, 5, 16) is
+  // recorded, so that kjudge's own draws (for a C++ candidate) keep the ties too.
+  std::string values = "values = [";
+  for (int v = 0; v < 16; ++v) values += (v ? ", " : "") + std::to_string(v) + ".0";
+  EXPECT_NE(read_file(dir / "problem.toml").find(values + "]"), std::string::npos) << read_file(dir / "problem.toml");
   // (a) The stable order (ref_kernel's own) passes.
   const auto ok = kj({"eval", dir.string(), py_data("gpumode/argsort_ties/submission.py"), "--no-timing"});
   ASSERT_EQ(status_of(ok), "ok_not_faster") << ok.r.output;
