@@ -439,6 +439,11 @@ class spec_reader {
           fail(line_of(*st), "a structure needs square matrices: the last two dimensions of " + label +
                                  " must be the same (found [" + join(ts.shape) + "])");
         ts.structure = *parsed;
+        // A triangular structure zeroes a triangle: 0 must be one of the values then.
+        if (!ts.values.empty() && ts.structure != matrix_structure::symmetric &&
+            std::find(ts.values.begin(), ts.values.end(), 0.0) == ts.values.end())
+          fail(line_of(*st),
+               "structure \"" + name + "\" zeroes a triangle of " + label + ", but 0 is not among its values");
       }
       out.push_back(std::move(ts));
     }

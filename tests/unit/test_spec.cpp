@@ -285,6 +285,14 @@ TEST_F(SpecFile, DiscreteFloatValues) {
   std::string many = "  { name = \"b\", shape = [\"N\"], values = [";
   for (int i = 0; i < 257; ++i) many += (i ? ", " : "") + std::to_string(i);
   EXPECT_TRUE(rejected_at(replace_line(k_valid, 8, many + "] },"), 8, {"257 values, more than 256"}));
+  // A triangular structure's zeros must be among the values; a symmetric one adds no value.
+  const std::string tri = "  { name = \"b\", shape = [\"N\", \"N\"], values = [-1, 1], structure = \"upper\" },";
+  EXPECT_TRUE(rejected_at(replace_line(k_valid, 8, tri), 8,
+                          {"structure \"upper\" zeroes a triangle of input 'b'", "0 is not among its values"}));
+  EXPECT_NO_THROW(parse_problem_file(write_spec(replace_line(
+      k_valid, 8, "  { name = \"b\", shape = [\"N\", \"N\"], values = [-1, 0, 1], structure = \"lower\" },"))));
+  EXPECT_NO_THROW(parse_problem_file(write_spec(replace_line(
+      k_valid, 8, "  { name = \"b\", shape = [\"N\", \"N\"], values = [-1, 1], structure = \"symmetric\" },"))));
 }
 
 TEST_F(SpecFile, SquareMatrixStructure) {
