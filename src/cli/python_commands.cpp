@@ -89,15 +89,10 @@ std::string input_domain_toml(const json& in) {
          std::to_string(in["max"].get<long long>()) + "]";
   if (in.contains("structure") && in["structure"].is_string()) s += ", structure = " + toml_string(in["structure"]);
   if (in.contains("values") && in["values"].is_array() && !in["values"].empty()) {
-    // A floating input that held only these values (+-1 targets, 0/1 masks): %.17g keeps each exact.
+    // A floating input that held only these values (+-1 targets, 0/1 masks), written as the
+    // scalars' values are (JSON's round-trip form of a double is a TOML float).
     std::string vs;
-    for (const auto& v : in["values"]) {
-      char num[40];
-      std::snprintf(num, sizeof num, "%.17g", v.get<double>());
-      std::string t = num;
-      if (t.find_first_of(".eEn") == std::string::npos) t += ".0";  // a TOML float, as written
-      vs += (vs.empty() ? "" : ", ") + t;
-    }
+    for (const auto& v : in["values"]) vs += (vs.empty() ? "" : ", ") + v.dump();
     s += ", values = [" + vs + "]";
   }
   return s;

@@ -958,10 +958,6 @@ json evaluate(const eval_options& o) {
     // the candidate slower on average by 1.5% over six runs, each run's CI a few 0.01% wide
     // (bench/results/h200/README.md, session 7). KJUDGE_TIMING_WORKER=shared (an experiment for
     // measuring that difference) times it in the correctness worker as before.
-    const bool fresh_timing_worker = [] {
-      const char* v = std::getenv("KJUDGE_TIMING_WORKER");
-      return v == nullptr || std::string_view(v) != "shared";
-    }();
     // Experiment switches for the H200's diagnosis of KernelBench #68 (docs/design.md, session
     // 10): besides the code, the candidate's timing worker differs from a torch baseline's in its
     // warm-up (a baseline's takes two warm_batch calls per timed case before time_begin's own
@@ -973,6 +969,7 @@ json evaluate(const eval_options& o) {
       const char* v = std::getenv(name);
       return v != nullptr && std::string_view(v) == value;
     };
+    const bool fresh_timing_worker = !env_is("KJUDGE_TIMING_WORKER", "shared");
     const bool candidate_warm_batch = env_is("KJUDGE_CANDIDATE_WARM_BATCH", "1");
     const bool pin_timing_arena = !env_is("KJUDGE_TIMING_PIN", "0");
     json experiment_switches = json::array();

@@ -191,42 +191,39 @@ void generate_f32(dist_id id, std::uint64_t key, std::size_t n, int input_index,
   }
 }
 
-// Integer and bool tensors: element i is uniform_int of counter i's 32-bit draw, with the
-// counter's high half folded into the key as block_f32 does (the device generator's rule too).
-template <typename T>
-void generate_ints(key32 key, std::size_t n, const int_range& r, T* out) {
+// Element i of an integer draw over `r`: uniform_int of counter i's 32-bit draw, with the
+// counter's high half folded into the key as block_f32 does (the device generator's rule too);
+// store(i, value) takes each.
+template <typename Store>
+void draw_ints(key32 key, std::size_t n, const int_range& r, Store store) {
   const std::uint64_t span = static_cast<std::uint64_t>(r.hi) - static_cast<std::uint64_t>(r.lo) + 1;
   for (std::size_t base = 0; base < n; base += k_block) {
     const std::uint32_t hi = static_cast<std::uint32_t>(base >> 32);
     const std::uint32_t k0 = key.k0 + hi * 0x85ebca6bu;
     const std::uint32_t lo = static_cast<std::uint32_t>(base);
     const std::size_t m = std::min(k_block, n - base);
-    for (std::uint32_t i = 0; i < m; ++i)
-      out[base + i] = static_cast<T>(uniform_int(hash32(lo + i, k0, key.k1), r.lo, span));
+    for (std::uint32_t i = 0; i < m; ++i) store(base + i, uniform_int(hash32(lo + i, k0, key.k1), r.lo, span));
   }
 }
 
-// Discrete float tensors: element i is values[k] with k uniform over the list's indices, drawn as
-// generate_ints draws (so a prefix of a larger tensor holds the same values).
+// Integer and bool tensors: the draw stored in the tensor's own type.
+template <typename T>
+void generate_ints(key32 key, std::size_t n, const int_range& r, T* out) {
+  draw_ints(key, n, r, [out](std::size_t i, std::int64_t v) { out[i] = static_cast<T>(v); });
+}
+
+// Discrete float tensors: element i is values[k], k drawn over the list's indices as an integer
+// draw (so a prefix of a larger tensor holds the same values), rounded to the tensor's dtype.
 void generate_values(key32 key, host_tensor& t, const std::vector<double>& values) {
-  const std::size_t n = t.numel();
   const int_range idx{0, static_cast<std::int64_t>(values.size()) - 1};
-  std::vector<std::uint32_t> picks(std::min(n, k_block));
-  for (std::size_t base = 0; base < n; base += k_block) {
-    const std::size_t m = std::min(k_block, n - base);
-    // One block of indices at a time, keyed as generate_ints keys its blocks.
-    const std::uint32_t hi = static_cast<std::uint32_t>(base >> 32);
-    const std::uint32_t k0 = key.k0 + hi * 0x85ebca6bu;
-    const std::uint32_t lo = static_cast<std::uint32_t>(base);
-    const std::uint64_t span = static_cast<std::uint64_t>(idx.hi) + 1;
-    for (std::uint32_t i = 0; i < m; ++i)
-      picks[i] = static_cast<std::uint32_t>(uniform_int(hash32(lo + i, k0, key.k1), 0, span));
-    if (t.desc().type == dtype::f32) {
-      float* p = static_cast<float*>(t.data()) + base;
-      for (std::size_t i = 0; i < m; ++i) p[i] = static_cast<float>(values[picks[i]]);
-    } else {
-      for (std::size_t i = 0; i < m; ++i) t.set(base + i, values[picks[i]]);
-    }
+  if (t.desc().type == dtype::f32) {
+    float* p = static_cast<float*>(t.data());
+    draw_ints(key, t.numel(), idx, [p, &values](std::size_t i, std::int64_t k) {
+      p[i] = static_cast<float>(values[static_cast<std::size_t>(k)]);
+    });
+  } else {
+    draw_ints(key, t.numel(), idx,
+              [&t, &values](std::size_t i, std::int64_t k) { t.set(i, values[static_cast<std::size_t>(k)]); });
   }
 }
 
