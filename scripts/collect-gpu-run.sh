@@ -15,6 +15,15 @@ tag_as=${5:-}
 cd "$(dirname "$0")/.."
 dst=bench/results/h200/$session
 mkdir -p "$dst"
+# Over 8 files, gpu-check.sh packed all but four into more.tar.gz (the device tool's limit): the
+# call's files are read from a copy with it unpacked.
+if [ -f "$src/more.tar.gz" ]; then
+  merged=$(mktemp -d)
+  trap 'rm -rf "$merged"' EXIT
+  cp -r "$src"/. "$merged/"
+  tar -xzf "$src/more.tar.gz" -C "$merged"
+  src=$merged
+fi
 [ -f "$src/summary.txt" ] || { echo "$0: $src has no summary.txt (not a gpu-check output)" >&2; exit 2; }
 cp "$src/summary.txt" "$dst/gpu-check-$call-summary.txt"
 [ -f "$src/env.txt" ] && cp "$src/env.txt" "$dst/env-$call.txt"

@@ -33,7 +33,8 @@
 #           worker is traced in kb-requests-LEVEL.txt)
 # Usage: scripts/gpu-check.sh [STAGE...]   (default: all stages, in this order)
 # Results go to $OUT (the device tool's folder) or ./gpu-check-out: summary.txt, results.json,
-# bench-1.json, bench-2.json, gpu-tests.json, logs.tar.gz; a short table is printed last.
+# bench-1.json, bench-2.json, gpu-tests.json, logs.tar.gz; a short table is printed last. Over 8
+# files, all but summary.txt, env.txt, results.json and logs.tar.gz go into more.tar.gz.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -451,6 +452,24 @@ for p in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
 json.dump(out, sys.stdout, indent=1)
 PY
 tar -czf "$OUT/logs.tar.gz" -C "$LOGS" . 2>/dev/null
+# The device tool brings back at most 8 files from $OUT (/work/.library/device/README.md; session
+# 12's first call lost its summary.txt to that limit: two runs had written 10). Over 8, every
+# file but these four goes into more.tar.gz (merged with an earlier run's in the same call);
+# scripts/collect-gpu-run.sh unpacks it. Nothing else may write into $OUT while this runs: the
+# device tool returns stdout anyway.
+keep=" summary.txt env.txt results.json logs.tar.gz more.tar.gz "
+if [ "$(find "$OUT" -type f | wc -l)" -gt 8 ]; then
+  mapfile -t extra < <(cd "$OUT" && find . -type f | sed 's|^\./||' | while read -r f; do
+    case "$keep" in *" $f "*) ;; *) echo "$f" ;; esac
+  done)
+  packing=$(mktemp -d)
+  [ -f "$OUT/more.tar.gz" ] && tar -xzf "$OUT/more.tar.gz" -C "$packing"
+  (cd "$OUT" && cp --parents "${extra[@]}" "$packing/" && rm -f "${extra[@]}")
+  tar -czf "$OUT/more.tar.gz" -C "$packing" .
+  rm -rf "$packing"
+  find "$OUT" -mindepth 1 -type d -empty -delete
+  note "out: ${#extra[@]} file(s) packed into more.tar.gz (the device tool returns 8 files at most)"
+fi
 echo
 echo "==== gpu-check summary ===="
 grep -vE '^(==|name,|NVIDIA|Cuda|Build)' "$SUMMARY" | tail -60
