@@ -1,7 +1,4 @@
 #include "cli/commands.hpp"
-#include "cli/loop_command.hpp"
-#include "cli/python_commands.hpp"
-#include "cli/redteam_command.hpp"
 
 #include <unistd.h>
 
@@ -15,6 +12,11 @@
 #include <iostream>
 #include <sstream>
 
+#include "builder/builder.hpp"
+#include "cli/environment.hpp"
+#include "cli/loop_command.hpp"
+#include "cli/python_commands.hpp"
+#include "cli/redteam_command.hpp"
 #include "core/error.hpp"
 #include "core/hash.hpp"
 #include "guards/rules.hpp"
@@ -22,13 +24,12 @@
 #include "judge/python_parties.hpp"
 #include "judge/verdict.hpp"
 #include "oracle/qr_check.hpp"
+#include "pool/worker_process.hpp"
 #include "problem/registry.hpp"
 #include "report/progress.hpp"
 #include "report/report.hpp"
 #include "store/store.hpp"
-#include "pool/worker_process.hpp"
 #include "timing/ceilings.hpp"
-#include "builder/builder.hpp"
 
 namespace kjudge::cli {
 
@@ -642,6 +643,7 @@ int cmd_demo(const eval_flags& f, const std::string& examples_dir) {
 int run(int argc, char** argv) {
   CLI::App app{"kjudge — a judge for compute kernels: correct on every valid input, and really faster than the strongest baseline?"};
   app.require_subcommand(1);
+  app.footer("\n" + environment_help());
   app.set_version_flag("--version", std::string("kjudge ") + KJUDGE_VERSION);
 
   app.add_subcommand("list", "list the problems of the suite");

@@ -980,6 +980,9 @@ json evaluate(const eval_options& o) {
     if (!candidate_warm_batch) experiment_switches.push_back("KJUDGE_CANDIDATE_WARM_BATCH=0");
     if (!pin_timing_arena) experiment_switches.push_back("KJUDGE_TIMING_PIN=0");
     if (!fresh_timing_worker) experiment_switches.push_back("KJUDGE_TIMING_WORKER=shared");
+    // Read by the cuda workers (cuda_backend.cpp), which inherit it; named here with the others.
+    if (o.device == "cuda" && env_is("KJUDGE_CUPTI_DETACH", "each"))
+      experiment_switches.push_back("KJUDGE_CUPTI_DETACH=each");
     host_memory_plan memory_plan;  // memory_plan.beside: host memory holds it beside the checks' worker
     {
       std::size_t n_torch = 0;

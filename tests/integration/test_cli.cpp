@@ -1,7 +1,11 @@
 // The command line's contract (DESIGN.md §2.3): subcommands, bad input exits 2 with a message
 // naming the file or value, the store and history.
+#include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <regex>
+#include <set>
+#include <sstream>
 
 #include "cli_test_util.hpp"
 
@@ -73,6 +77,37 @@ TEST(Cli, HelpTellsTheSubcommands) {
   EXPECT_EQ(c.r.exit_status, 0);
   for (const char* s : {"eval", "validate", "history", "list", "show", "rules"})
     EXPECT_NE(c.r.output.find(s), std::string::npos) << s;
+}
+
+// `kjudge --help` names every KJUDGE_* variable that the sources read or set (a string literal
+// "KJUDGE_X" or "KJUDGE_X=... in src/, the help's own table aside), and names none that they do
+// not: a switch that changes what the judge does cannot hide from the help, and the help lists
+// no variable that no longer does anything.
+TEST(Cli, HelpNamesEveryEnvironmentVariableTheSourcesRead) {
+  const auto c = kjudge({"--help"});
+  ASSERT_EQ(c.r.exit_status, 0) << c.r.output;
+  ASSERT_NE(c.r.output.find("Environment:"), std::string::npos) << c.r.output;
+  const std::regex literal(R"re("(KJUDGE_[A-Z0-9_]+)["=])re");
+  std::set<std::string> in_sources;
+  const std::filesystem::path src = std::filesystem::path(KJUDGE_SOURCE_DIR) / "src";
+  for (const auto& e : std::filesystem::recursive_directory_iterator(src)) {
+    const auto ext = e.path().extension().string();
+    if (!e.is_regular_file() || (ext != ".cpp" && ext != ".hpp" && ext != ".cu" && ext != ".py")) continue;
+    if (e.path().stem() == "environment" && e.path().parent_path().filename() == "cli") continue;
+    std::ifstream in(e.path());
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (std::sregex_iterator m(text.begin(), text.end(), literal), end; m != end; ++m) in_sources.insert((*m)[1]);
+  }
+  // The control: the scan finds what is known to be read (the store's path, an experiment switch).
+  ASSERT_TRUE(in_sources.count("KJUDGE_DB")) << "the scan of " << src << " found nothing";
+  ASSERT_TRUE(in_sources.count("KJUDGE_CANDIDATE_WARM_BATCH"));
+  std::set<std::string> in_help;
+  const std::regex word(R"(\b(KJUDGE_[A-Z0-9_]+))");
+  for (std::sregex_iterator m(c.r.output.begin(), c.r.output.end(), word), end; m != end; ++m) in_help.insert((*m)[1]);
+  for (const auto& name : in_sources)
+    EXPECT_TRUE(in_help.count(name)) << name << " is read or set in src/ but not in --help";
+  for (const auto& name : in_help)
+    EXPECT_TRUE(in_sources.count(name)) << name << " is in --help but nothing in src/ reads or sets it";
 }
 
 TEST(Cli, ResultsAreStoredAndShownByHistory) {
