@@ -2,13 +2,27 @@
 
 #include <algorithm>
 #include <array>
+#include <string_view>
 #include <utility>
 
 namespace kjudge::cli {
 
 namespace {
 
-constexpr std::array<env_var, 31> k_vars{{
+enum class env_role {
+  setting,     // a user's setting: where things are, which baselines, how much memory
+  experiment,  // an experiment switch, off in a normal run; recorded in timing.experiment_switches
+  internal,    // set by kjudge for its worker processes; read there
+  proposer,    // set by kjudge loop for a proposer command
+};
+
+struct env_var {
+  std::string_view name;
+  env_role role;
+  std::string_view what;
+};
+
+constexpr env_var k_vars[] = {
     {"KJUDGE_DB", env_role::setting, "the SQLite store (default ~/.local/share/kjudge/kjudge.db)"},
     {"KJUDGE_CACHE", env_role::setting, "build cache, ceilings, scratch (default ~/.cache/kjudge)"},
     {"KJUDGE_PROBLEMS", env_role::setting, "the suite's problems directory (default: the source tree's problems/)"},
@@ -45,13 +59,9 @@ constexpr std::array<env_var, 31> k_vars{{
     {"KJUDGE_ITERATION", env_role::proposer, "the iteration number"},
     {"KJUDGE_PROBLEM", env_role::proposer, "the problem's name"},
     {"KJUDGE_DEVICE", env_role::proposer, "cpu or cuda"},
-}};
+};
 
 }  // namespace
-
-std::span<const env_var> environment_variables() {
-  return k_vars;
-}
 
 std::string environment_help() {
   const std::array<std::pair<env_role, std::string_view>, 4> groups{{

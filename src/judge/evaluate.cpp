@@ -1389,7 +1389,7 @@ json evaluate(const eval_options& o) {
           if (!candidate_warm_batch) continue;
           const std::string ctx = "the candidate's warm-up";
           for (const auto& c : warm_calls)
-            for (int k = 0; k < 2; ++k) {
+            for (int k = 0; k < python_warm_calls_per_case; ++k) {
               const json r =
                   get_json(parties[q].worker->request(json{{"type", "warm_batch"}, {"call", to_json(c)}, {"count", 1}},
                                                       o.call_timeout_seconds),

@@ -263,7 +263,7 @@ nlohmann::json python_warmup(worker_process& w, const std::string& name, const s
     nlohmann::json seconds = nlohmann::json::array();
     // The first call compiles for this shape; the second shows the steady cost (and that the
     // first did not leave a recompile for later).
-    for (int k = 0; k < 2; ++k) {
+    for (int k = 0; k < python_warm_calls_per_case; ++k) {
       auto r = w.request(nlohmann::json{{"type", "warm_batch"}, {"call", to_json(c)}, {"count", 1}}, timeout_s);
       if (std::holds_alternative<worker_failure>(r)) {
         const auto& f = std::get<worker_failure>(r);

@@ -86,9 +86,14 @@ struct build_result;
 build_result python_build_result(const std::filesystem::path& file);
 
 struct call_spec;
-// Before timing: one untimed call of a Python baseline on each bench call, so that
-// torch.compile compiles (and autotunes) outside the timed rounds; returns what it cost per call
-// and the compile counters. Throws internal_error when the baseline fails (ours, not a verdict).
+// Untimed warm_batch calls per bench call before timing, for every Python party: a baseline's
+// (python_warmup) and a Python candidate's timing worker (evaluate.cpp) alike, so that every
+// timed process has the same history (docs/design.md, session 12).
+inline constexpr int python_warm_calls_per_case = 2;
+// Before timing: python_warm_calls_per_case untimed calls of a Python baseline on each bench
+// call, so that torch.compile compiles (and autotunes) outside the timed rounds; returns what it
+// cost per call and the compile counters. Throws internal_error when the baseline fails (ours,
+// not a verdict).
 nlohmann::json python_warmup(worker_process& w, const std::string& name, const std::vector<call_spec>& calls,
                              double timeout_s);
 // The party's compile counters (frames compiled, graphs, graph breaks, recompiles); when the
