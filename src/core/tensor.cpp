@@ -28,7 +28,12 @@ std::vector<std::int64_t> tensor_desc::contiguous_strides() const {
 }
 
 std::size_t tensor_desc::row_length() const {
-  return shape.empty() ? 1 : static_cast<std::size_t>(shape.back() > 0 ? shape.back() : 1);
+  // Trailing dimensions of extent 1 hold no row: [batch, 1] is one row of `batch` elements (a
+  // per-row sum, KernelBench level 2 #14), not `batch` rows of one element each, which left the
+  // envelope one draw per element (session 13: honest TF32 failed there).
+  for (std::size_t d = shape.size(); d-- > 0;)
+    if (shape[d] != 1) return static_cast<std::size_t>(shape[d] > 0 ? shape[d] : 1);
+  return 1;
 }
 
 void aligned_free::operator()(void* p) const noexcept {

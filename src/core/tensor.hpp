@@ -21,7 +21,8 @@ struct tensor_desc {
   [[nodiscard]] std::string shape_string() const;  // "[64, 256]"
   // Row-major contiguous strides in elements.
   [[nodiscard]] std::vector<std::int64_t> contiguous_strides() const;
-  // Length of the last dimension (1 for a scalar); the oracle's notion of a "row".
+  // Length of the last dimension of extent other than 1 (1 for a scalar or all-ones shape); the
+  // oracle's notion of a "row".
   [[nodiscard]] std::size_t row_length() const;
 };
 

@@ -128,6 +128,7 @@ def load(cfg_json, role):
                       "compile": mode, "cuda_available": torch.cuda.is_available()}}
     env_json = json.dumps(env)
     bad_input, instantiate, typed, state = BadInput, _instantiate, _typed, _state
+    tf32_rounding = _tf32_parameter_rounding
     basename, isdir, deepcopy = os.path.basename, os.path.isdir, copy.deepcopy
     torch_compile, module_type = torch.compile, torch.nn.Module
     mark_step = getattr(getattr(torch, "compiler", None), "cudagraph_mark_step_begin", None)
@@ -211,8 +212,51 @@ def load(cfg_json, role):
         info += f"; torch.compile mode={mode}"
     info += f"; tf32 {'on' if tf32 else 'off'}"
     read = sorted({p for p in sys_paths if p and isdir(p)})
+    round_parameters = None
+    if role == "reference" and isinstance(model, module_type):
+        round_parameters = tf32_rounding(model)
     return {"fn": fn, "fn64": fn64, "info": info, "env": env_json, "read": read, "device": device.type,
-            "gen": gen, "check": check}
+            "gen": gen, "check": check, "round_parameters": round_parameters}
+
+
+def _tf32_parameter_rounding(model):
+    """Reference role with a module: round(seed) moves every f32 parameter and buffer to one of
+    its two neighbouring TF32 values (10 explicit mantissa bits), the direction drawn from seed,
+    starting from their values before the first call; round(0) restores those values. The error
+    envelope's TF32 runs (src/worker/worker.cpp, round_to_tf32_random does the same to the
+    inputs): a TF32 kernel rounds a conv's or a Linear's weights as it rounds its inputs."""
+    import torch
+    tensors = [t for t in list(model.parameters()) + list(model.buffers()) if t.dtype == torch.float32]
+    on_cuda = any(t.is_cuda for t in tensors)
+    saved = []
+
+    def round_(seed):
+        with torch.no_grad():
+            if seed == 0:
+                for t, s in zip(tensors, saved):
+                    t.copy_(s)
+                saved.clear()
+            else:
+                if not saved:
+                    saved.extend(t.detach().clone() for t in tensors)
+                for n, (t, s) in enumerate(zip(tensors, saved)):
+                    g = torch.Generator(device=s.device)
+                    g.manual_seed((int(seed) + 0x9E3779B97F4A7C15 * n) % (1 << 63))
+                    bits = s.view(torch.int32)
+                    toward_zero = bits & ~0x1FFF
+                    away = toward_zero + 0x2000
+                    up = torch.randint(0, 2, s.shape, generator=g, device=s.device, dtype=torch.int32).bool()
+                    on_grid = (bits & 0x1FFF) == 0
+                    finite = (bits & 0x7F800000) != 0x7F800000
+                    # The largest finite values round away to infinity: those stay toward zero.
+                    up &= (away & 0x7F800000) != 0x7F800000
+                    moved = torch.where(up, away, toward_zero)
+                    t.copy_(torch.where(finite & ~on_grid, moved, bits).view(torch.float32))
+            if on_cuda:
+                torch.cuda.synchronize()
+        return len(tensors)
+
+    return round_ if tensors else None
 
 
 def _problem_functions(reference_path, role, structure, bad_input):

@@ -106,6 +106,7 @@ struct host_state {
   PyObject* fn64 = nullptr;          // reference role: the float64 callable
   PyObject* gen = nullptr;           // GPU MODE: generate_input(**args, seed) into given tensors
   PyObject* check = nullptr;         // GPU MODE, reference role: check_implementation(data, output)
+  PyObject* round_parameters = nullptr;  // reference role with a module: round(seed), see kjudge_host
   PyObject* from_dlpack = nullptr;   // torch._C._from_dlpack (builtin)
   PyObject* to_dlpack = nullptr;     // torch._C._to_dlpack (builtin)
   PyObject* tensor_type = nullptr;   // torch.Tensor (exact type required of results)
@@ -454,6 +455,17 @@ std::string generate_entry(const std::string& distribution, std::uint64_t seed, 
   return "";
 }
 
+// hosted_program::round_parameters: the reference module's f32 parameters rounded to TF32 in a
+// random direction (seed), or restored (0), by kjudge_host's _tf32_parameter_rounding.
+std::string round_parameters_entry(std::uint64_t seed) {
+  gil l;
+  if (g.round_parameters == nullptr) return "this party has no parameters to round";
+  PyObject* r = PyObject_CallFunction(g.round_parameters, "K", static_cast<unsigned long long>(seed));
+  if (r == nullptr) return python_error();
+  Py_DECREF(r);
+  return "";
+}
+
 // The problem's check (hosted_program::check): check_implementation(data, output) on host tensors.
 nlohmann::json check_entry(const std::vector<kj_tensor>& inputs, const std::vector<kj_tensor>& outputs) {
   gil l;
@@ -618,7 +630,9 @@ std::string load_program(const nlohmann::json& hello, hosted_program& out) {
       g.fn64 = fn64;
       Py_INCREF(g.fn64);
     }
-    for (auto [key, slot] : {std::pair<const char*, PyObject**>{"gen", &g.gen}, {"check", &g.check}}) {
+    for (auto [key, slot] : {std::pair<const char*, PyObject**>{"gen", &g.gen},
+                             {"check", &g.check},
+                             {"round_parameters", &g.round_parameters}}) {
       PyObject* f = PyDict_GetItemString(res, key);
       if (f != nullptr && f != Py_None) {
         *slot = f;
@@ -656,6 +670,7 @@ std::string load_program(const nlohmann::json& hello, hosted_program& out) {
   out.handle = &handle_entry;
   if (g.gen != nullptr) out.generate = &generate_entry;
   if (g.check != nullptr) out.check = &check_entry;
+  if (g.round_parameters != nullptr) out.round_parameters = &round_parameters_entry;
   out.allow_subprocesses = true;
   // From here on Python runs only inside the entry points, each holding the GIL.
   PyEval_SaveThread();

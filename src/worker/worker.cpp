@@ -83,21 +83,46 @@ void perturb_one_ulp(host_tensor& t, std::uint64_t seed) {
   }
 }
 
-// Rounds every finite f32 element to TF32 (10 explicit mantissa bits, round to nearest even): the
-// inputs a TF32 tensor-core kernel effectively multiplies. Other dtypes stay.
-void round_to_tf32(host_tensor& t) {
-  if (t.desc().type != dtype::f32) return;
-  auto* p = static_cast<std::uint32_t*>(t.data());
-  for (std::size_t i = 0; i < t.numel(); ++i) {
-    if ((p[i] & 0x7f800000u) == 0x7f800000u) continue;  // inf, nan
-    p[i] = (p[i] + 0xfffu + ((p[i] >> 13) & 1u)) & ~0x1fffu;
-  }
+// Whether a reference request's envelope runs are TF32 draws (round_to_tf32_random on every f32
+// input and parameter) rather than one-ulp perturbations: the problem permits TF32 and the run
+// did not switch it off (the request's "tf32").
+bool tf32_envelope(const json& m) {
+  return m.value("tf32", false);
 }
 
-// Envelope run pr of a reference request: one-ulp perturbations, except that the last run rounds
-// f32 inputs to TF32 when the problem permits TF32 and the run asked for it (a TF32 kernel is
-// backward stable for TF32-rounded inputs, and its error is of that run's size element by element).
-bool tf32_run(const json& m, int pr) { return m.value("tf32", false) && pr == reference_perturbations - 1; }
+// Seed of the parameters' rounding in envelope run pr (never 0: 0 restores them).
+std::uint64_t parameter_seed(std::uint64_t call_seed, int pr) {
+  const std::uint64_t s = mix_seed(call_seed, 0x74663332ULL + static_cast<std::uint64_t>(pr));
+  return s == 0 ? 1 : s;
+}
+
+// The parameters of a hosted reference (a Python module's weights) rounded for the envelope's
+// TF32 runs (hosted_program::round_parameters), and restored before anything else runs: by
+// restore(), or by the destructor on a path that leaves early. A program without parameters
+// (a C++ reference: its weights are inputs) has nothing to round.
+class parameter_rounding {
+ public:
+  explicit parameter_rounding(const hosted_program& program) : m_program(program) {}
+  parameter_rounding(const parameter_rounding&) = delete;
+  parameter_rounding& operator=(const parameter_rounding&) = delete;
+  ~parameter_rounding() {
+    if (m_rounded) (void)m_program.round_parameters(0);
+  }
+  bool round(std::uint64_t seed) { return call(seed); }
+  bool restore() { return !m_rounded || call(0); }
+  [[nodiscard]] const std::string& error() const { return m_error; }
+
+ private:
+  bool call(std::uint64_t seed) {
+    if (m_program.round_parameters == nullptr) return true;
+    m_error = m_program.round_parameters(seed);
+    m_rounded = seed != 0 || !m_error.empty();
+    return m_error.empty();
+  }
+  const hosted_program& m_program;
+  bool m_rounded = false;
+  std::string m_error;
+};
 
 class session {
  public:
@@ -569,17 +594,27 @@ void session::handle_reference(const json& m) {
     const auto& s = find_slot(layout, slot_kind::ref_same, static_cast<int>(i));
     std::memcpy(m_arena.at(s.offset, s.bytes), outs[i].data(), s.bytes);
   }
-  // The same-dtype reference on inputs moved by one ulp each (random direction): the oracle's
-  // estimate of how large an honest same-dtype kernel's error can be at each element. Only when
-  // asked: the controller asks after an output failed the envelope of the exact run alone.
+  // The same-dtype reference on inputs moved by one ulp each (random direction), or with TF32
+  // permitted rounded to TF32 in a random direction with its parameters: the oracle's estimate
+  // of how large an honest kernel's error can be at each element. Only when asked: the
+  // controller asks after an output failed the envelope of the exact run alone.
   const int perturbations = m.value("envelope", true) ? reference_perturbations : 0;
+  const bool tf32 = tf32_envelope(m);
+  parameter_rounding rounded(m_hosted);
   for (int pr = 0; pr < perturbations; ++pr) {
     std::vector<host_tensor> pert;
     std::vector<kj_tensor> pin;
     for (std::size_t i = 0; i < host.size(); ++i) {
       pert.push_back(host[i].converted(host[i].desc().type));
-      if (tf32_run(m, pr)) round_to_tf32(pert.back());
-      else perturb_one_ulp(pert.back(), mix_seed(c.seed, 0x70657274ULL + static_cast<std::uint64_t>(pr) * 131 + i));
+      const std::uint64_t seed = mix_seed(c.seed, 0x70657274ULL + static_cast<std::uint64_t>(pr) * 131 + i);
+      if (tf32)
+        round_to_tf32_random(pert.back(), seed);
+      else
+        perturb_one_ulp(pert.back(), seed);
+    }
+    if (tf32 && !rounded.round(parameter_seed(c.seed, pr))) {
+      send_error("internal", "the reference could not round its parameters to TF32: " + rounded.error());
+      return;
     }
     for (auto& h : pert) pin.push_back(h.view());
     for (auto& o : outs) poison_buffer(o.data(), o.desc().type, o.numel());
@@ -592,6 +627,10 @@ void session::handle_reference(const json& m) {
       const auto& s = find_slot(layout, slot_kind::ref_perturbed, pr * static_cast<int>(outs.size()) + static_cast<int>(i));
       std::memcpy(m_arena.at(s.offset, s.bytes), outs[i].data(), s.bytes);
     }
+  }
+  if (!rounded.restore()) {
+    send_error("internal", "the reference could not restore its parameters: " + rounded.error());
+    return;
   }
   // float64 reference on upcast inputs.
   std::vector<host_tensor> in64, out64;
@@ -672,9 +711,12 @@ void session::handle_reference_device(const json& m) {
       const auto& s = find_slot(layout, slot_kind::ref_same, static_cast<int>(i));
       m_backend->download(cb.outputs[i], m_arena.at(s.offset, s.bytes), s.bytes);
     }
-    // The same-dtype reference on inputs moved by one ulp each, as in handle_reference (the
-    // oracle's error envelope), perturbed on the device when the backend can; only when asked.
+    // The same-dtype reference on inputs moved by one ulp each (or TF32 draws), as in
+    // handle_reference (the oracle's error envelope), one-ulp moves on the device when the
+    // backend can; only when asked.
     const int perturbations = m.value("envelope", true) ? reference_perturbations : 0;
+    const bool tf32 = tf32_envelope(m);
+    parameter_rounding rounded(m_hosted);
     for (int pr = 0; pr < perturbations; ++pr) {
       std::vector<guarded_buffer> pert;
       std::vector<kj_tensor> pin;
@@ -682,14 +724,21 @@ void session::handle_reference_device(const json& m) {
         const tensor_desc& d = c.inputs[i].desc;
         const std::uint64_t seed = mix_seed(c.seed, 0x70657274ULL + static_cast<std::uint64_t>(pr) * 131 + i);
         pert.push_back(m_backend->allocate(d.nbytes(), "input " + d.name + " (perturbed)"));
-        if (tf32_run(m, pr) || !m_backend->perturb_ulp_copy(cb.inputs[i], pert.back(), d.type, d.numel(), seed)) {
+        if (tf32 || !m_backend->perturb_ulp_copy(cb.inputs[i], pert.back(), d.type, d.numel(), seed)) {
           host_tensor h(d);
           m_backend->download(cb.inputs[i], h.data(), h.nbytes());
-          if (tf32_run(m, pr)) round_to_tf32(h);
+          if (tf32)
+            round_to_tf32_random(h, seed);
           else perturb_one_ulp(h, seed);
           m_backend->upload(pert.back(), h.data(), h.nbytes());
         }
         pin.push_back(make_kj_tensor(d, pert.back().data));
+      }
+      if (tf32 && !rounded.round(parameter_seed(c.seed, pr))) {
+        for (auto& b : pert) m_backend->release(b);
+        release_all();
+        send_error("internal", "the reference could not round its parameters to TF32: " + rounded.error());
+        return;
       }
       for (std::size_t i = 0; i < cb.outputs.size(); ++i)
         m_backend->poison(cb.outputs[i], c.outputs[i].type, c.outputs[i].numel());
@@ -708,6 +757,11 @@ void session::handle_reference_device(const json& m) {
         const auto& s = find_slot(layout, slot_kind::ref_perturbed, pr * static_cast<int>(cb.outputs.size()) + static_cast<int>(i));
         m_backend->download(cb.outputs[i], m_arena.at(s.offset, s.bytes), s.bytes);
       }
+    }
+    if (!rounded.restore()) {
+      release_all();
+      send_error("internal", "the reference could not restore its parameters: " + rounded.error());
+      return;
     }
     std::vector<kj_tensor> in_views, out_views;
     for (std::size_t i = 0; i < c.inputs.size(); ++i) {

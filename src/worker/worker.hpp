@@ -48,6 +48,12 @@ struct hosted_program {
   // The problem's own correctness check (reference role; GPU MODE's check_implementation) of
   // outputs against the inputs they were computed from: {"ok": bool, "message": "..."}. May be null.
   nlohmann::json (*check)(const std::vector<kj_tensor>& inputs, const std::vector<kj_tensor>& outputs) = nullptr;
+  // Reference role, TF32-permitted problems: rounds the program's own f32 parameters (a module's
+  // weights and buffers, which a TF32 kernel rounds like its inputs) to a neighbouring TF32
+  // value in a random direction drawn from `seed`, starting from their values before the first
+  // such call; seed 0 restores those values. Returns "" or why it failed. May be null (no
+  // parameters). The error envelope's runs (worker.cpp, round_to_tf32_random).
+  std::string (*round_parameters)(std::uint64_t seed) = nullptr;
   // Requests the session does not know ({type: ...}); returns the reply. May be null.
   nlohmann::json (*handle)(const nlohmann::json& request) = nullptr;
 };

@@ -262,6 +262,33 @@ TEST_F(Python, ValidateAllOverAnImportedLevel) {
   EXPECT_NE(none.r.output.find("no imported problems under"), std::string::npos) << none.r.output;
 }
 
+// TF32's permission on an imported problem whose output is a per-row sum of a matmul (shape
+// [batch, 1], every element a cancellation whose TF32 error is set by its terms): a candidate
+// computing what a TF32 tensor-core matmul computes (both operands rounded to TF32, float sums)
+// passes every case and every recheck, where the envelope's earlier single round-to-nearest draw
+// of the inputs alone (the weights not rounded, rows of one element) failed it on the public case
+// (as honest torch with TF32 on failed KernelBench level 2 #14 on the H200). The permission does
+// not cover a wrong result: a kernel that drops its last tile of 16 weight rows fails.
+TEST_F(Python, HonestTf32PassesACancellingRowSumAndADroppedTileFails) {
+  const auto imp = kj({"import", "kernelbench", py_data("kernelbench/tf32"), "--prefix", "kb/tf32"});
+  ASSERT_EQ(imp.r.exit_status, 0) << imp.r.output;
+  const auto honest = kj({"eval", "kb/tf32/1_GemmRowSum", py_data("candidates/kb_gemm_rowsum_tf32.py")});
+  ASSERT_TRUE(honest.result.is_object()) << honest.r.output;
+  EXPECT_TRUE(status_of(honest) == "ok_faster" || status_of(honest) == "ok_not_faster") << honest.r.output;
+  EXPECT_EQ(honest.result["tolerance"]["tf32"], true);
+  int hidden = 0;
+  for (const auto& k : honest.result["cases"]) {
+    EXPECT_EQ(k["status"], "pass") << k.dump();
+    if (k["kind"] == "hidden") ++hidden;
+  }
+  EXPECT_GE(hidden, 4);
+  EXPECT_GE(honest.result["timing"]["rechecks"]["count"].get<int>(), 10);
+  EXPECT_EQ(honest.result["timing"]["rechecks"]["failed"].get<int>(), 0);
+  const auto dropped = kj({"eval", "kb/tf32/1_GemmRowSum", py_data("candidates/kb_gemm_rowsum_tail_dropped.py")});
+  EXPECT_EQ(dropped.r.exit_status, 1) << dropped.r.output;
+  EXPECT_EQ(status_of(dropped), "wrong_result") << dropped.r.output;
+}
+
 TEST_F(Python, ModelNewRightOnlyOnPublicInputsFailsHidden) {
   import_level();
   const auto c = kj({"eval", "kb/level1/1_ScaledLeakyReLU", py_data("candidates/kb_leaky_positive_only.py")});

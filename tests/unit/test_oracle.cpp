@@ -1,13 +1,14 @@
-#include "oracle/oracle.hpp"
-
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "oracle/oracle.hpp"
 
 namespace kjudge {
 namespace {
@@ -229,6 +230,83 @@ TEST(Oracle, LuckyRowIsLiftedToTheTypicalError) {
 // Outputs above a million elements are compared on several threads (detail/parallel.hpp): the
 // counts, the first unwritten element, the first non-finite mismatch and the worst element must be
 // those of a sequential scan, wherever the chunk boundaries fall.
+// The TF32 envelope runs' rounding: every f32 element lands on one of its two neighbouring TF32
+// values (the low 13 bits cleared, or cleared and one TF32 ulp added away from zero), both
+// directions about equally often, the same draw for the same seed and another for another seed;
+// values already on the grid, infinities, NaN and the largest finite values' way up stay put.
+TEST(Oracle, Tf32RandomRoundingPicksANeighbourInARandomDirection) {
+  const auto bits_of = [](float v) {
+    std::uint32_t b;
+    std::memcpy(&b, &v, 4);
+    return b;
+  };
+  const std::size_t n = 4096;
+  host_tensor t({"x", dtype::f32, {static_cast<std::int64_t>(n)}});
+  auto* v = static_cast<float*>(t.data());
+  for (std::size_t i = 0; i < n; ++i)
+    v[i] = (i % 2 ? -1.0f : 1.0f) * (1.0f + 0.7f * static_cast<float>(i) / n) *
+           std::ldexp(1.0f, static_cast<int>(i % 40) - 20);
+  v[0] = 1.5f;  // on the grid
+  v[1] = std::numeric_limits<float>::infinity();
+  v[2] = std::numeric_limits<float>::quiet_NaN();
+  v[3] = std::numeric_limits<float>::max();  // away would be infinity
+  const host_tensor before = t.converted(dtype::f32);
+  host_tensor a = t.converted(dtype::f32), b = t.converted(dtype::f32), c = t.converted(dtype::f32);
+  round_to_tf32_random(a, 7);
+  round_to_tf32_random(b, 7);
+  round_to_tf32_random(c, 8);
+  const auto* o = static_cast<const float*>(before.data());
+  const auto* ra = static_cast<const float*>(a.data());
+  EXPECT_EQ(std::memcmp(a.data(), b.data(), a.nbytes()), 0) << "the same seed draws the same directions";
+  EXPECT_NE(std::memcmp(a.data(), c.data(), a.nbytes()), 0) << "another seed draws others";
+  EXPECT_EQ(ra[0], 1.5f);
+  EXPECT_TRUE(std::isinf(ra[1]));
+  EXPECT_TRUE(std::isnan(ra[2]));
+  EXPECT_EQ(bits_of(ra[3]), bits_of(std::numeric_limits<float>::max()) & ~0x1fffu);
+  std::size_t away = 0, toward = 0;
+  for (std::size_t i = 4; i < n; ++i) {
+    const std::uint32_t in = bits_of(o[i]), out = bits_of(ra[i]);
+    ASSERT_EQ(out & 0x1fffu, 0u) << "not on the TF32 grid at " << i;
+    if ((in & 0x1fffu) == 0) {
+      EXPECT_EQ(out, in);
+      continue;
+    }
+    if (out == (in & ~0x1fffu))
+      ++toward;
+    else if (out == (in & ~0x1fffu) + 0x2000u)
+      ++away;
+    else
+      ADD_FAILURE() << "element " << i << " moved to " << ra[i] << " from " << o[i] << ", not a neighbour";
+  }
+  EXPECT_GT(away, n / 3);
+  EXPECT_GT(toward, n / 3);
+  // Only f32 is TF32's input: other dtypes stay.
+  host_tensor d({"y", dtype::f64, {4}});
+  static_cast<double*>(d.data())[0] = 1.0 + 1e-9;
+  round_to_tf32_random(d, 7);
+  EXPECT_EQ(static_cast<double*>(d.data())[0], 1.0 + 1e-9);
+}
+
+// A row is the last dimension of extent other than 1: an output of shape [batch, 1] (a sum per
+// row of a matmul) is one row of `batch` elements whose envelope pools all of them, not `batch`
+// rows of one element, each judged against its own single draw of the reference's error.
+TEST(Oracle, TrailingUnitDimensionsDoNotEndARow) {
+  EXPECT_EQ((tensor_desc{"a", dtype::f32, {512, 1}}).row_length(), 512u);
+  EXPECT_EQ((tensor_desc{"b", dtype::f32, {16, 64, 1, 128, 128}}).row_length(), 128u);
+  EXPECT_EQ((tensor_desc{"c", dtype::f32, {4, 8, 1, 1}}).row_length(), 8u);
+  EXPECT_EQ((tensor_desc{"d", dtype::f32, {1, 1}}).row_length(), 1u);
+  EXPECT_EQ((tensor_desc{"e", dtype::f32, {}}).row_length(), 1u);
+  // Pooled: a [4, 1] output whose reference error is large in one element allows that error in
+  // all four (the elements of a row share their conditioning).
+  host_tensor ref64({"r", dtype::f64, {4, 1}}), same({"r", dtype::f32, {4, 1}});
+  for (int i = 0; i < 4; ++i) {
+    static_cast<double*>(ref64.data())[i] = 10.0;
+    static_cast<float*>(same.data())[i] = i == 2 ? 10.5f : 10.0f;
+  }
+  const envelope_values env = error_envelope(ref64, {&same});
+  for (std::size_t i = 0; i < 4; ++i) EXPECT_DOUBLE_EQ(env[i], 0.5) << i;
+}
+
 TEST(Oracle, LargeOutputsGiveTheSequentialAnswer) {
   const std::int64_t rows = 1024, cols = 3000;  // 3.07M elements
   host_tensor ref = make(dtype::f64, {rows, cols});
