@@ -251,7 +251,7 @@ reference_data run_reference(worker_process& ref, const call_spec& c, bool full 
 reference_data reference_from_reply(worker_process& ref, const call_spec& c, bool full, const json& r, bool borrow) {
   if (r.value("rc", 0) != 0 || r.value("rc64", 0) != 0)
     throw internal_error("the reference returned an error status on its own inputs");
-  const auto layout = reference_layout(c);
+  const auto layout = reference_layout(c, g_scope.tf32_envelope);
   reference_data d;
   d.full = full;
   d.tf32 = g_scope.tf32_envelope;
@@ -269,7 +269,7 @@ reference_data reference_from_reply(worker_process& ref, const call_spec& c, boo
   for (int i = 0; i < n_out; ++i) {
     std::vector<host_tensor> runs;
     if (full)
-      for (int p = 0; p < reference_perturbations; ++p)
+      for (int p = 0; p < envelope_runs(d.tf32); ++p)
         runs.push_back(tensor_from_arena(ref.arena(), find_slot(layout, slot_kind::ref_perturbed, p * n_out + i),
                                          c.outputs[static_cast<std::size_t>(i)], borrow));
     std::vector<const host_tensor*> ptrs{&d.ref_same[static_cast<std::size_t>(i)]};
@@ -326,7 +326,7 @@ json check_by_problem(shared_arena& arena, const call_spec& c, const std::vector
                       slot_kind out_kind, reference_data& ref, const tolerance& tol, double k,
                       const call_check& ctx, const json& base_entry, bool is_timed) {
   json entry = base_entry;
-  const auto ref_layout = reference_layout(c);
+  const auto ref_layout = reference_layout(c, g_scope.tf32_envelope);
   double max_abs = 0, max_rel = 0;
   const std::string where = ctx.context + " (" + ctx.pc->shape_string() + ", " + c.distribution + ", seed " + seed_hex(c.seed) + ")";
   for (std::size_t i = 0; i < c.outputs.size(); ++i) {
@@ -675,7 +675,7 @@ host_memory_plan check_host_memory(const case_plan& plan, const eval_options& o,
     const call_spec s = to_call(c);
     // The controller reads the arenas in place (views, no copies): the reference's arena, the
     // candidate's (with a repeat), and each baseline's for one call.
-    const std::uint64_t ref = layout_bytes(reference_layout(s));
+    const std::uint64_t ref = layout_bytes(reference_layout(s, g_scope.tf32_envelope));
     const std::uint64_t cand = layout_bytes(candidate_layout(s, 2));
     const std::uint64_t timed_one = layout_bytes(candidate_layout(s, 1));
     const std::uint64_t need = ref + cand + (timed && o.timing ? baselines * timed_one : 0);
@@ -935,7 +935,7 @@ json evaluate(const eval_options& o) {
     std::size_t arena_ref = 1 << 16, arena_ref_pin = 0, arena_cand = 1 << 16, arena_timed = 1 << 16;
     auto account = [&](const planned_case& c) {
       const call_spec s = to_call(c);
-      const auto rl = reference_layout(s);
+      const auto rl = reference_layout(s, g_scope.tf32_envelope);
       arena_ref = std::max(arena_ref, layout_bytes(rl));
       std::size_t pin_end = 0;
       for (const auto& slot : rl)

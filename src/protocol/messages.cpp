@@ -90,7 +90,7 @@ std::vector<arena_slot> candidate_layout(const call_spec& c, int repeats) {
   return v;
 }
 
-std::vector<arena_slot> reference_layout(const call_spec& c) {
+std::vector<arena_slot> reference_layout(const call_spec& c, bool tf32) {
   std::vector<arena_slot> v;
   std::size_t off = 0;
   for (std::size_t i = 0; i < c.outputs.size(); ++i)
@@ -99,7 +99,7 @@ std::vector<arena_slot> reference_layout(const call_spec& c) {
     push(v, off, slot_kind::ref_same, static_cast<int>(i), c.outputs[i].nbytes());
   for (std::size_t i = 0; i < c.inputs.size(); ++i)
     push(v, off, slot_kind::input_generated, static_cast<int>(i), c.inputs[i].desc.nbytes());
-  for (int p = 0; p < reference_perturbations; ++p)
+  for (int p = 0; p < envelope_runs(tf32); ++p)
     for (std::size_t i = 0; i < c.outputs.size(); ++i)
       push(v, off, slot_kind::ref_perturbed, p * static_cast<int>(c.outputs.size()) + static_cast<int>(i),
            c.outputs[i].nbytes());

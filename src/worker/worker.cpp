@@ -565,7 +565,7 @@ void session::handle_reference(const json& m) {
     return;
   }
   const call_spec c = call_from_json(m.at("call"));
-  const auto layout = reference_layout(c);
+  const auto layout = reference_layout(c, tf32_envelope(m));
   if (!fits_arena(layout)) return;
   auto host = host_inputs(c);
   for (std::size_t i = 0; i < host.size(); ++i) {
@@ -598,7 +598,7 @@ void session::handle_reference(const json& m) {
   // permitted rounded to TF32 in a random direction with its parameters: the oracle's estimate
   // of how large an honest kernel's error can be at each element. Only when asked: the
   // controller asks after an output failed the envelope of the exact run alone.
-  const int perturbations = m.value("envelope", true) ? reference_perturbations : 0;
+  const int perturbations = m.value("envelope", true) ? envelope_runs(tf32_envelope(m)) : 0;
   const bool tf32 = tf32_envelope(m);
   parameter_rounding rounded(m_hosted);
   for (int pr = 0; pr < perturbations; ++pr) {
@@ -664,7 +664,7 @@ void session::handle_check(const json& m) {
     return;
   }
   const call_spec c = call_from_json(m.at("call"));
-  const auto layout = reference_layout(c);
+  const auto layout = reference_layout(c, tf32_envelope(m));
   if (!fits_arena(layout)) return;
   auto host = host_inputs(c);
   std::vector<host_tensor> outs;
@@ -687,7 +687,7 @@ void session::handle_check(const json& m) {
 // arena receives the inputs as drawn, the same-dtype outputs and the float64 outputs.
 void session::handle_reference_device(const json& m) {
   const call_spec c = call_from_json(m.at("call"));
-  const auto layout = reference_layout(c);
+  const auto layout = reference_layout(c, tf32_envelope(m));
   if (!fits_arena(layout)) return;
   call_buffers cb;
   std::vector<guarded_buffer> in64, out64;
@@ -714,7 +714,7 @@ void session::handle_reference_device(const json& m) {
     // The same-dtype reference on inputs moved by one ulp each (or TF32 draws), as in
     // handle_reference (the oracle's error envelope), one-ulp moves on the device when the
     // backend can; only when asked.
-    const int perturbations = m.value("envelope", true) ? reference_perturbations : 0;
+    const int perturbations = m.value("envelope", true) ? envelope_runs(tf32_envelope(m)) : 0;
     const bool tf32 = tf32_envelope(m);
     parameter_rounding rounded(m_hosted);
     for (int pr = 0; pr < perturbations; ++pr) {
