@@ -99,9 +99,10 @@ envelope_values error_envelope(const host_tensor& ref64, const std::vector<const
 // error unevenly along a row (tanh, softmax, clamp near its kinks) or a row is one element
 // (KernelBench level 2, shape [1024, 1]), honest torch with TF32 on missed 8x that draw on a few
 // elements in 10^8 (level 2 #1, #2, #5, #13, #14 on the H200, session 13). A random direction's
-// error is up to one TF32 ulp (twice round-to-nearest's RMS), and three independent draws of it,
-// with the parameters of a Python reference rounded alike (hosted_program::round_parameters),
-// cover it; docs/design.md (session 13) has the simulation.
+// error is up to one TF32 ulp (twice round-to-nearest's RMS); independent draws of it
+// (envelope_runs, protocol/messages.hpp), with the parameters of a Python reference rounded alike
+// (hosted_program::round_parameters), cover it except at a one-sided kink alone in its row
+// (a clamp; level 2 #2); docs/design.md (session 13) has the simulation and the H200 figures.
 void round_to_tf32_random(host_tensor& t, std::uint64_t seed);
 
 // Compares two runs of the candidate on the same inputs (determinism): bitwise equality is
