@@ -7,7 +7,7 @@ D=torch.float64
 def tf32_nearest(t):
     b=t.to(torch.float32).view(torch.int32).to(torch.int64) & 0xffffffff
     b=(b+0xfff+((b>>13)&1)) & ~0x1fff
-    return (b & 0xffffffff).to(torch.int32).view(torch.float32) if False else torch.tensor(b.numpy().astype('uint32').view('float32'))
+    return torch.tensor(b.numpy().astype('uint32').view('float32'))
 def tf32_random(t,g):
     # each element to one of its two neighbouring TF32 values, direction random
     f=t.to(torch.float32)
