@@ -227,6 +227,68 @@ TEST(Oracle, LuckyRowIsLiftedToTheTypicalError) {
   EXPECT_FALSE(compare_output(leak, ref, same_one, f32_tol, k_cond).pass);
 }
 
+// clamp(y, min=0) of a pre-activation y of order one whose honest rounding errs by ~1e-4: in rows
+// 0-7 most elements are live and show that error; row 8's channel is clamped to 0 but for one
+// element, whose reference 1.03e-5 sits within the error of the bound, and every run lowered it
+// onto the bound (error 1.03e-5, one-sided). Another honest kernel raises it to 1.49e-4 (KernelBench
+// level 2 #2 on the H200, session 13): the pinned row takes the typical absolute row error, which
+// the live rows show. Rows that show their own error keep it: the same error in a live row of small
+// values, and ten times the floor in the pinned row, fail.
+TEST(Oracle, PinnedRowsTakeTheTypicalAbsoluteRowError) {
+  const std::int64_t rows = 9, cols = 16;
+  host_tensor ref = make(dtype::f64, {rows, cols});
+  host_tensor same = make(dtype::f32, {rows, cols}), up = make(dtype::f32, {rows, cols});
+  const auto at = [&](std::int64_t r, std::int64_t c) { return static_cast<std::size_t>(r * cols + c); };
+  for (std::int64_t r = 0; r < 8; ++r)
+    for (std::int64_t c = 0; c < cols; ++c) {
+      // Row 7 holds small values (a live row of scale 1e-3); the others are of order one, and
+      // every third element of them is clamped to 0.
+      const double y = r == 7 ? 1e-3 * (1.0 + 0.05 * static_cast<double>(c))
+                              : (c % 3 == 0 ? -0.5 : 0.3 + 0.037 * static_cast<double>(c + r));
+      const double e = r == 7 ? 1e-7 : 1e-4 * (c % 2 == 0 ? 1.0 : -0.6);
+      ref.set(at(r, c), std::max(0.0, y));
+      same.set(at(r, c), std::max(0.0, y + e));
+      up.set(at(r, c), std::max(0.0, y - 0.8 * e));
+    }
+  for (std::int64_t c = 0; c < cols; ++c) {
+    ref.set(at(8, c), c == 3 ? 1.03e-5 : 0.0);
+    same.set(at(8, c), 0.0);
+    up.set(at(8, c), 0.0);
+  }
+  const tolerance tol{1e-5, 1e-5};
+  const envelope_values env = error_envelope(ref, {&same, &up});
+  EXPECT_NEAR(env[at(8, 3)], 1e-4, 1e-6) << "the pinned row takes the live rows' typical error";
+  EXPECT_LT(env[at(7, 3)], 1e-6) << "a live row keeps its own (1e-7, lifted to the typical relative error)";
+  EXPECT_NEAR(env[at(0, 3)], 1e-4, 1e-6);
+
+  host_tensor honest = ref.converted(dtype::f32);
+  honest.set(at(8, 3), 1.49e-4);
+  const compare_result ok = compare_output_envelope(honest, ref, same, env, tol, k_cond);
+  EXPECT_TRUE(ok.pass) << ok.reason;
+  // Without live rows to show the typical error (row 8 alone) the row's own one-sided error,
+  // 8 x 1.03e-5, is all it gets, and the honest value fails.
+  host_tensor ref8 = make(dtype::f64, {1, cols}), same8 = make(dtype::f32, {1, cols});
+  host_tensor honest8 = make(dtype::f32, {1, cols});
+  for (std::int64_t c = 0; c < cols; ++c) {
+    ref8.set(static_cast<std::size_t>(c), ref.get(at(8, c)));
+    same8.set(static_cast<std::size_t>(c), 0.0);
+    honest8.set(static_cast<std::size_t>(c), honest.get(at(8, c)));
+  }
+  EXPECT_FALSE(compare_output(honest8, ref8, same8, tol, k_cond).pass);
+
+  host_tensor small_row = ref.converted(dtype::f32);
+  small_row.set(at(7, 5), small_row.get(at(7, 5)) + 1.4e-4);
+  const compare_result r_small = compare_output_envelope(small_row, ref, same, env, tol, k_cond);
+  EXPECT_FALSE(r_small.pass);
+  EXPECT_EQ(r_small.worst->coords, (std::vector<std::int64_t>{7, 5}));
+
+  host_tensor crude = ref.converted(dtype::f32);
+  crude.set(at(8, 9), 1e-2);
+  const compare_result r_crude = compare_output_envelope(crude, ref, same, env, tol, k_cond);
+  EXPECT_FALSE(r_crude.pass);
+  EXPECT_EQ(r_crude.worst->coords, (std::vector<std::int64_t>{8, 9}));
+}
+
 // Outputs above a million elements are compared on several threads (detail/parallel.hpp): the
 // counts, the first unwritten element, the first non-finite mismatch and the worst element must be
 // those of a sequential scan, wherever the chunk boundaries fall.
