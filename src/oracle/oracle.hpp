@@ -51,21 +51,34 @@ struct compare_result {
 
 // The per-element error envelope (output units), see error_envelope. Every element of a row
 // (the last-dimension slice) has the same value, so it is kept per row: the per-element form of
-// an 8192 x 8192 output was 512 MiB allocated, page-faulted and written on every recheck.
+// an 8192 x 8192 output was 512 MiB allocated, page-faulted and written on every recheck. The
+// exceptions are the elements at a kink (see error_envelope): their indices, ascending, and the
+// tensor's typical row error that lifts them.
 class envelope_values {
  public:
   envelope_values() = default;
-  envelope_values(std::size_t numel, std::size_t row_len, std::vector<double> per_row)
-      : m_numel(numel), m_row_len(row_len == 0 ? 1 : row_len), m_per_row(std::move(per_row)) {}
+  envelope_values(std::size_t numel, std::size_t row_len, std::vector<double> per_row, double kink_floor = 0.0,
+                  std::vector<std::size_t> kinked = {})
+      : m_numel(numel),
+        m_row_len(row_len == 0 ? 1 : row_len),
+        m_per_row(std::move(per_row)),
+        m_kink_floor(kink_floor),
+        m_kinked(std::move(kinked)) {}
   [[nodiscard]] std::size_t size() const { return m_numel; }
   [[nodiscard]] std::size_t row_length() const { return m_row_len; }
   [[nodiscard]] double row(std::size_t r) const { return m_per_row[r]; }
-  double operator[](std::size_t i) const { return m_per_row[i / m_row_len]; }
+  [[nodiscard]] double kink_floor() const { return m_kink_floor; }
+  // Ascending element indices whose envelope is max(row, kink_floor).
+  [[nodiscard]] const std::vector<std::size_t>& kinked() const { return m_kinked; }
+  // Element i's envelope (a binary search among the kinked: for tests and reports, not loops).
+  double operator[](std::size_t i) const;
 
  private:
   std::size_t m_numel = 0;
   std::size_t m_row_len = 1;
   std::vector<double> m_per_row;
+  double m_kink_floor = 0.0;
+  std::vector<std::size_t> m_kinked;
 };
 
 // Compares one output tensor against the float64 reference, with error_envelope({ref_same}) as the
