@@ -86,8 +86,13 @@ json report_json(const fs::path& workdir) {
   return json::parse(slurp(out));
 }
 
-// The example template cut down to 2 x 2 configurations: the naive default (libm expf, one
-// accumulator) and the vectorisable ones. Successive halving: 4, then 2, then 1 judgements.
+// The example template cut down to 2 x 2 configurations: the naive default (libm expf, each
+// exponential computed twice) and those with the polynomial exp or each exponential kept.
+// Successive halving: 4, then 2, then 1 judgements. The fast end is KEEP_EXP (half the
+// exponentials: 2.1x on this VM's Zen 1 cores, 10.8 -> 5.2 ms per 512 x 1024 call), not the
+// 16 lanes, whose gain is the compiler's and the CPU's: on Zen 1 GCC left the polynomial exp
+// scalar and the 16-lane configurations were no faster than the naive one (11-13 ms), so the
+// loop's test failed on the machine rather than on the loop (session 14).
 fs::path small_template() {
   std::string t = slurp(fs::path(KJUDGE_SOURCE_DIR) / "examples/templates/softmax_rowwise.cpp");
   auto replace = [&](const std::string& from, const std::string& to) {
@@ -95,8 +100,7 @@ fs::path small_template() {
     EXPECT_NE(pos, std::string::npos) << from;
     if (pos != std::string::npos) t.replace(pos, from.size(), to);
   };
-  replace("// kj-param: LANES = 1, 4, 16", "// kj-param: LANES = 1, 16");
-  replace("// kj-param: KEEP_EXP = 0, 1", "// kj-param: KEEP_EXP = 0");
+  replace("// kj-param: LANES = 1, 4, 16", "// kj-param: LANES = 1");
   const fs::path p = base_dir() / "softmax_rowwise_2x2.cpp";
   spit(p, t);
   return p;
