@@ -128,6 +128,16 @@ compare_result compare_output(const host_tensor& out, const host_tensor& ref64,
   return compare_output_envelope(out, ref64, ref_same, error_envelope(ref64, {&ref_same}), tol, k);
 }
 
+namespace {
+// The element of rank floor((size - 1) * percent / 100) in ascending order (50: the lower
+// median); reorders v. v must not be empty.
+double order_statistic(std::vector<double>& v, std::size_t percent) {
+  const auto at = v.begin() + static_cast<std::ptrdiff_t>((v.size() - 1) * percent / 100);
+  std::nth_element(v.begin(), at, v.end());
+  return *at;
+}
+}  // namespace
+
 envelope_values error_envelope(const host_tensor& ref64, const std::vector<const host_tensor*>& same_dtype_runs) {
   const std::size_t n = ref64.numel();
   for (const host_tensor* t : same_dtype_runs) require_same_numel(ref64, *t, "error_envelope");
@@ -156,8 +166,8 @@ envelope_values error_envelope(const host_tensor& ref64, const std::vector<const
   for (std::size_t k = 0; fast && k < same_dtype_runs.size(); ++k) run_data[k] = same_dtype_runs[k]->data();
   const std::size_t n_runs = same_dtype_runs.size();
   const auto* r64 = static_cast<const double*>(ref64.data());
-  const auto rows_of = [&](std::size_t c, std::size_t begin, std::size_t end, auto ref_at, auto run_err,
-                           auto run_hits) {
+  // run_at(k, i): run k's element i as a double, read in its storage type.
+  const auto rows_of = [&](std::size_t c, std::size_t begin, std::size_t end, auto ref_at, auto run_at) {
     std::vector<std::size_t>& kinked = chunk_kinked[c];
     for (std::size_t row = begin / row_len, i = begin; i < end; ++row) {
       const std::size_t start = i, stop = std::min(end, (row + 1) * row_len);
@@ -168,7 +178,11 @@ envelope_values error_envelope(const host_tensor& ref64, const std::vector<const
       for (; i < stop; ++i) {
         const double r = ref_at(i);
         if (!std::isfinite(r)) continue;
-        const double e = run_err(i, r);
+        double e = 0.0;
+        for (std::size_t k = 0; k < n_runs; ++k) {
+          const double v = run_at(k, i);
+          if (std::isfinite(v)) e = std::max(e, std::fabs(v - r));
+        }
         err = std::max(err, e);
         scale = std::max(scale, std::fabs(r));
         if (e > 0.0) {
@@ -183,7 +197,14 @@ envelope_values error_envelope(const host_tensor& ref64, const std::vector<const
       if (live && lo <= hi) {
         for (std::size_t j = start; j < stop; ++j) {
           const double r = ref_at(j);
-          if (std::isfinite(r) && r != lo && r != hi && run_hits(j, lo, hi)) kinked.push_back(j);
+          if (!std::isfinite(r) || r == lo || r == hi) continue;
+          for (std::size_t k = 0; k < n_runs; ++k) {
+            const double v = run_at(k, j);
+            if (v == lo || v == hi) {
+              kinked.push_back(j);
+              break;
+            }
+          }
         }
       }
       row_err[row] = std::max(row_err[row], err);
@@ -191,61 +212,23 @@ envelope_values error_envelope(const host_tensor& ref64, const std::vector<const
       row_live[row] = live ? 1 : 0;
     }
   };
-  const auto finite_gap = [](double v, double r) { return std::isfinite(v) ? std::fabs(v - r) : 0.0; };
-  const auto on_bound = [](double v, double lo, double hi) { return v == lo || v == hi; };
   detail::parallel_chunks(n, row_len, [&](std::size_t c, std::size_t begin, std::size_t end) {
     if (fast) {
       const auto ref_at = [r64](std::size_t i) { return r64[i]; };
       if (run_type == dtype::f32) {
-        const auto hits = [&](std::size_t i, double lo, double hi) {
-          for (std::size_t k = 0; k < n_runs; ++k)
-            if (on_bound(static_cast<const float*>(run_data[k])[i], lo, hi)) return true;
-          return false;
-        };
-        if (n_runs == 1) {
-          const auto* pv = static_cast<const float*>(run_data[0]);
-          rows_of(
-              c, begin, end, ref_at, [&](std::size_t i, double r) { return finite_gap(pv[i], r); }, hits);
-        } else {
-          rows_of(
-              c, begin, end, ref_at,
-              [&](std::size_t i, double r) {
-                double e = 0.0;
-                for (std::size_t k = 0; k < n_runs; ++k)
-                  e = std::max(e, finite_gap(static_cast<const float*>(run_data[k])[i], r));
-                return e;
-              },
-              hits);
-        }
+        rows_of(c, begin, end, ref_at, [&](std::size_t k, std::size_t i) {
+          return static_cast<double>(static_cast<const float*>(run_data[k])[i]);
+        });
       } else {
-        rows_of(
-            c, begin, end, ref_at,
-            [&](std::size_t i, double r) {
-              double e = 0.0;
-              for (std::size_t k = 0; k < n_runs; ++k)
-                e = std::max(e, finite_gap(bf16_to_float(static_cast<const std::uint16_t*>(run_data[k])[i]), r));
-              return e;
-            },
-            [&](std::size_t i, double lo, double hi) {
-              for (std::size_t k = 0; k < n_runs; ++k)
-                if (on_bound(bf16_to_float(static_cast<const std::uint16_t*>(run_data[k])[i]), lo, hi)) return true;
-              return false;
-            });
+        rows_of(c, begin, end, ref_at, [&](std::size_t k, std::size_t i) {
+          return static_cast<double>(bf16_to_float(static_cast<const std::uint16_t*>(run_data[k])[i]));
+        });
       }
       return;
     }
     rows_of(
         c, begin, end, [&](std::size_t i) { return ref64.get(i); },
-        [&](std::size_t i, double r) {
-          double e = 0.0;
-          for (const host_tensor* t : same_dtype_runs) e = std::max(e, finite_gap(t->get(i), r));
-          return e;
-        },
-        [&](std::size_t i, double lo, double hi) {
-          for (const host_tensor* t : same_dtype_runs)
-            if (on_bound(t->get(i), lo, hi)) return true;
-          return false;
-        });
+        [&](std::size_t k, std::size_t i) { return same_dtype_runs[k]->get(i); });
   });
   // A row's sample is one draw of the rounding error a same-dtype kernel makes; another honest
   // operation order draws another, and a lucky row (the reference's error near zero by chance)
@@ -256,12 +239,7 @@ envelope_values error_envelope(const host_tensor& ref64, const std::vector<const
   rel.reserve(rows);
   for (std::size_t row = 0; row < rows; ++row)
     if (row_scale[row] > 0.0) rel.push_back(row_err[row] / row_scale[row]);
-  double typical = 0.0;
-  if (rel.size() >= 2) {
-    const auto mid = rel.begin() + static_cast<std::ptrdiff_t>((rel.size() - 1) / 2);
-    std::nth_element(rel.begin(), mid, rel.end());
-    typical = *mid;
-  }
+  const double typical = rel.size() >= 2 ? order_statistic(rel, 50) : 0.0;
   std::vector<double> per_row(rows);
   for (std::size_t row = 0; row < rows; ++row) per_row[row] = std::max(row_err[row], typical * row_scale[row]);
   // At a kink (clamp, ReLU, hardtanh: a live element that some run moved exactly onto its row's
@@ -289,9 +267,7 @@ envelope_values error_envelope(const host_tensor& ref64, const std::vector<const
     std::vector<double> shown;
     for (std::size_t row = 0; row < rows; ++row)
       if (row_live[row] != 0) shown.push_back(row_err[row]);
-    const auto q99 = shown.begin() + static_cast<std::ptrdiff_t>((shown.size() - 1) * 99 / 100);
-    std::nth_element(shown.begin(), q99, shown.end());
-    kink_floor = *q99;
+    kink_floor = order_statistic(shown, 99);
   }
   return envelope_values(n, row_len, std::move(per_row), kink_floor, std::move(kinked));
 }
