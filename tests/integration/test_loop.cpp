@@ -89,10 +89,11 @@ json report_json(const fs::path& workdir) {
 // The example template cut down to 2 x 2 configurations: the naive default (libm expf, each
 // exponential computed twice) and those with the polynomial exp or each exponential kept.
 // Successive halving: 4, then 2, then 1 judgements. The fast end is KEEP_EXP (half the
-// exponentials: 2.1x on this VM's Zen 1 cores, 10.8 -> 5.2 ms per 512 x 1024 call), not the
-// 16 lanes, whose gain is the compiler's and the CPU's: on Zen 1 GCC left the polynomial exp
-// scalar and the 16-lane configurations were no faster than the naive one (11-13 ms), so the
-// loop's test failed on the machine rather than on the loop (session 14).
+// exponentials: 2.1x on this VM's Zen 1 cores, 10.7-11.3 -> 5.2-5.3 ms per 512 x 1024 call),
+// not the 16 lanes, whose gain is the compiler's and the CPU's: on Zen 1 the polynomial exp was
+// no faster than libm's (8-25 ns against 6-25 ns per call in a loop outside the judge) and the
+// 16-lane configurations no faster than the naive one (11-13 ms), so the loop's test failed on
+// the machine rather than on the loop (session 14).
 fs::path small_template() {
   std::string t = slurp(fs::path(KJUDGE_SOURCE_DIR) / "examples/templates/softmax_rowwise.cpp");
   auto replace = [&](const std::string& from, const std::string& to) {
