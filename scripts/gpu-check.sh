@@ -2,7 +2,8 @@
 # The GPU check (DESIGN.md §6, issue "The CUDA backend on an H200"): on a machine with an NVIDIA
 # GPU, from the repository root, builds kjudge with the CUDA backend and runs, stage by stage:
 #   build   cmake/ninja with the vendored dependencies (.deps, from scripts/vendor-deps.sh)
-#   tests   the GPU tests (tests/gpu: generator bit identity, guards, poison, timer, traces, faults)
+#   tests   the GPU tests (tests/gpu: generator bit identity, guards, poison, timer, traces, faults;
+#           KJ_GPU_TEST_FILTER: a gtest filter)
 #   bench   the timer floor (empty kernel, cold), the stability of a >= 100 us kernel's median
 #           across two runs, the SM clock per sample, tracing cost, the doctor's ceilings and an
 #           independent cudaMemcpy bandwidth to check the copy ceiling against
@@ -113,10 +114,11 @@ if want build; then
 fi
 
 if want tests; then
-  "$BUILD/bin/kjudge_gpu_tests" --gtest_output=json:"$LOGS/gpu-tests.json" >"$LOGS/gpu-tests.log" 2>&1
+  # KJ_GPU_TEST_FILTER: a gtest filter, for a call that needs a few tests only (say which in its notes).
+  "$BUILD/bin/kjudge_gpu_tests" --gtest_filter="${KJ_GPU_TEST_FILTER:-*}" --gtest_output=json:"$LOGS/gpu-tests.json" >"$LOGS/gpu-tests.log" 2>&1
   rc=$?
   cp "$LOGS/gpu-tests.json" "$OUT/gpu-tests.json" 2>/dev/null
-  note "gpu tests: rc=$rc $(grep -E '^\[  (PASSED|FAILED)  \]' "$LOGS/gpu-tests.log" | tr '\n' ' ')"
+  note "gpu tests${KJ_GPU_TEST_FILTER:+ (filter $KJ_GPU_TEST_FILTER)}: rc=$rc $(grep -E '^\[  (PASSED|FAILED)  \]' "$LOGS/gpu-tests.log" | tr '\n' ' ')"
   grep -E '^\[  FAILED  \]|Failure|Expected|Which is|actual' "$LOGS/gpu-tests.log" | head -30 | tee -a "$SUMMARY"
 fi
 

@@ -123,6 +123,8 @@ class cuda_backend final : public backend {
   bool widen_to_f64(const guarded_buffer& src, dtype from, guarded_buffer& dst, std::size_t numel) override;
   bool perturb_ulp_copy(const guarded_buffer& src, guarded_buffer& dst, dtype t, std::size_t numel,
                         std::uint64_t seed) override;
+  bool round_tf32_copy(const guarded_buffer& src, guarded_buffer& dst, dtype t, std::size_t numel,
+                       std::uint64_t seed) override;
   void begin_trace() override;
   json end_trace() override;
   void detach_trace() override;
@@ -158,7 +160,7 @@ class cuda_backend final : public backend {
   std::vector<device_buffer> m_snapshots;
   std::vector<std::size_t> m_snapshot_bytes;
   device_buffer m_compare_counts;  // unsigned long long[2]: bytes changed, first offset
-  void* m_pinned = nullptr;
+  std::vector<void*> m_pinned;     // the host regions registered by pin_host_memory, in order
   std::string m_pin_status = "not requested";
   // KJUDGE_CUPTI_DETACH=each (an experiment, off by default): CUPTI is detached after every
   // traced call, not only before timed calls, so that no process loads modules while it is
@@ -192,11 +194,11 @@ cuda_backend::cuda_backend()
 
 cuda_backend::~cuda_backend() {
   for (auto& [base, bytes] : m_live) cudaFree(base);
-  if (m_pinned != nullptr) cudaHostUnregister(m_pinned);
+  for (void* p : m_pinned) cudaHostUnregister(p);
 }
 
 void cuda_backend::pin_host_memory(void* p, std::size_t bytes) {
-  if (m_pinned != nullptr || p == nullptr || bytes == 0) return;
+  if (p == nullptr || bytes == 0) return;
   // The pages faulted on the host's threads first (worker/detail/host_pages.hpp): the driver
   // faults them one by one.
   const unsigned threads = std::min(16u, std::max(1u, std::thread::hardware_concurrency()));
@@ -205,13 +207,15 @@ void cuda_backend::pin_host_memory(void* p, std::size_t bytes) {
   const double populate_s = std::chrono::duration<double>(clock_type::now() - t_populate).count();
   const auto t0 = clock_type::now();
   const cudaError_t e = cudaHostRegister(p, bytes, cudaHostRegisterDefault);
+  // A later region (the reference's envelope slots, pinned on first use) is reported after the first.
+  const std::string sep = m_pinned.empty() && m_pin_status == "not requested" ? "" : m_pin_status + "; then ";
   if (e != cudaSuccess) {
     (void)cudaGetLastError();  // not sticky: copies then go through the driver's staging
-    m_pin_status = "failed (" + describe(e) + "): copies are staged";
+    m_pin_status = sep + "failed (" + describe(e) + "): copies are staged";
     return;
   }
-  m_pinned = p;
-  m_pin_status = std::to_string(bytes) + " bytes pinned in " +
+  m_pinned.push_back(p);
+  m_pin_status = sep + std::to_string(bytes) + " bytes pinned in " +
                  std::to_string(std::chrono::duration<double>(clock_type::now() - t0).count()) + " s" +
                  (populated ? ", their pages populated beforehand on " + std::to_string(threads) + " threads in " +
                                   std::to_string(populate_s) + " s"
@@ -590,6 +594,17 @@ bool cuda_backend::perturb_ulp_copy(const guarded_buffer& src, guarded_buffer& d
       return true;
   }
   KJ_CUDA_CHECK(detail::launch_perturb_ulp_copy(src.data, dst.data, numel, elem, t == dtype::bf16, seed, m_stream.get()));
+  return true;
+}
+
+bool cuda_backend::round_tf32_copy(const guarded_buffer& src, guarded_buffer& dst, dtype t, std::size_t numel,
+                                   std::uint64_t seed) {
+  if (t != dtype::f32) {  // TF32 rounds f32 operands only
+    KJ_CUDA_CHECK(cudaMemcpyAsync(dst.data, src.data, numel * dtype_size(t), cudaMemcpyDeviceToDevice, m_stream.get()));
+    return true;
+  }
+  KJ_CUDA_CHECK(detail::launch_round_tf32_copy(static_cast<const float*>(src.data), static_cast<float*>(dst.data),
+                                               numel, seed, m_stream.get()));
   return true;
 }
 

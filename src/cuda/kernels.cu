@@ -141,6 +141,26 @@ __global__ void kj_perturb_ulp(const T* src, T* dst, std::size_t n, unsigned lon
   }
 }
 
+// oracle.cpp's round_to_tf32_random on the device: each finite f32 off the TF32 grid moves to
+// its TF32 neighbour toward zero or away from it, the direction bit i % 64 of
+// mix_seed(seed, i - i % 64); a move away that would overflow to infinity stays toward zero.
+__global__ void kj_round_tf32_random(const std::uint32_t* src, std::uint32_t* dst, std::size_t n,
+                                     unsigned long long seed) {
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const std::uint32_t bits = src[i];
+    if ((bits & 0x7f800000u) == 0x7f800000u || (bits & 0x1fffu) == 0) {  // inf, nan; on the grid
+      dst[i] = bits;
+      continue;
+    }
+    const unsigned long long state = mix_seed_dev(seed, i - i % 64);
+    const bool up = ((state >> (i % 64)) & 1u) != 0;
+    const std::uint32_t toward_zero = bits & ~0x1fffu;
+    const std::uint32_t away = toward_zero + 0x2000u;  // carries into the exponent where it must
+    dst[i] = up && (away & 0x7f800000u) != 0x7f800000u ? away : toward_zero;
+  }
+}
+
 __global__ void kj_empty() {}
 
 __global__ void kj_spin_cycles(unsigned long long cycles) {
@@ -244,6 +264,13 @@ cudaError_t launch_perturb_ulp_copy(const void* src, void* dst, std::size_t n, i
     case 8: kj_perturb_ulp<<<b, threads, 0, s>>>(static_cast<const double*>(src), static_cast<double*>(dst), n, seed, 0); break;
     default: return cudaErrorInvalidValue;
   }
+  return cudaGetLastError();
+}
+
+cudaError_t launch_round_tf32_copy(const float* src, float* dst, std::size_t n, std::uint64_t seed, cudaStream_t s) {
+  if (n == 0) return cudaSuccess;
+  kj_round_tf32_random<<<blocks_for(n), threads, 0, s>>>(reinterpret_cast<const std::uint32_t*>(src),
+                                                         reinterpret_cast<std::uint32_t*>(dst), n, seed);
   return cudaGetLastError();
 }
 

@@ -1432,6 +1432,9 @@ json evaluate(const eval_options& o) {
     // probes for deferred work and copies its inputs back; the reference runs meanwhile),
     // reference_wait (what is left of the reference's run), envelope (reading its outputs, the
     // error envelope), inputs (unchanged-input comparison), outputs (the oracle).
+    // The reference worker's own account of its requests for rechecks (its reply's phases_s:
+    // input draws, runs, downloads), seconds summed over rechecks.
+    std::map<std::string, double> recheck_reference_phase;
     std::map<std::string, double> recheck_phase{{"keep", 0.0}, {"reference_wait", 0.0}, {"envelope", 0.0},
                                                 {"inputs", 0.0}, {"outputs", 0.0}};
     std::vector<double> wall_overhead;  // controller wall minus reported, seconds
@@ -1678,6 +1681,9 @@ json evaluate(const eval_options& o) {
             const auto ref_t0 = clock_type::now();
             json referenced = get_json(ref->receive(600), "the reference", "referenced");
             recheck_phase["reference_wait"] += since(ref_t0);
+            if (referenced.contains("phases_s") && referenced["phases_s"].is_object())
+              for (const auto& [part, secs] : referenced["phases_s"].items())
+                if (secs.is_number()) recheck_reference_phase[part] += secs.get<double>();
             const auto env_t0 = clock_type::now();
             // Views of both arenas: nothing asks either worker anything until the checks end
             // (a full-envelope rerun, if one is needed, reads its own copies).
@@ -1896,21 +1902,33 @@ json evaluate(const eval_options& o) {
       mem["flagged_higher"] = strongest_baseline >= 0 && mem.value("candidate_peak_bytes", 0.0) > strongest_baseline;
       result["memory"] = mem;
     }
-    result["timing"] = json{{"mode", o.mode}, {"clock", o.device == "cpu" ? "steady_clock" : "cuda events"},
-                            {"rounds", rounds}, {"cases", tcases},
-                            {"cache_flush_bytes", nullptr},
-                            {"rechecks", {{"count", rechecks}, {"failed", 0}, {"seconds", recheck_seconds}, {"reference_s", recheck_reference_seconds},
-                                          {"phases_s", recheck_phase}}},
-                            {"sample_requests_s", sample_seconds},
-                            {"controller_overhead_median_s", overhead},
-                            {"discarded_throttled", {{"count", throttled_samples}, {"criterion", "SM clock under 0.9 x the round's median (cuda)"}}},
-                            {"unblocked_samples", {{"per_party", unblocked_samples},
-                                                   {"meaning", "cuda: the stream hold timed out because the call synchronised inside kj_run; "
-                                                               "the sample then includes host time between its launches"}}},
-                            {"disturbed_samples", {{"set_aside", disturbed_samples - static_cast<long>(used_disturbed)},
-                                                   {"used", used_disturbed},
-                                                   {"criterion", "involuntary context switches during the call"}}},
-                            {"seconds", since(t_timing)}};
+    result["timing"] =
+        json{{"mode", o.mode},
+             {"clock", o.device == "cpu" ? "steady_clock" : "cuda events"},
+             {"rounds", rounds},
+             {"cases", tcases},
+             {"cache_flush_bytes", nullptr},
+             {"rechecks",
+              {{"count", rechecks},
+               {"failed", 0},
+               {"seconds", recheck_seconds},
+               {"reference_s", recheck_reference_seconds},
+               {"phases_s", recheck_phase},
+               {"reference_phases_s", recheck_reference_phase}}},
+             {"sample_requests_s", sample_seconds},
+             {"controller_overhead_median_s", overhead},
+             {"discarded_throttled",
+              {{"count", throttled_samples}, {"criterion", "SM clock under 0.9 x the round's median (cuda)"}}},
+             {"unblocked_samples",
+              {{"per_party", unblocked_samples},
+               {"meaning",
+                "cuda: the stream hold timed out because the call synchronised inside kj_run; "
+                "the sample then includes host time between its launches"}}},
+             {"disturbed_samples",
+              {{"set_aside", disturbed_samples - static_cast<long>(used_disturbed)},
+               {"used", used_disturbed},
+               {"criterion", "involuntary context switches during the call"}}},
+             {"seconds", since(t_timing)}};
     result["timing"]["clock_check"] = clock_evidence;
     if (!census_sets.empty())
       result["timing"]["kernel_census"] =

@@ -1,6 +1,7 @@
 #include "pool/worker_process.hpp"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -43,11 +44,18 @@ struct request_trace {
   ~request_trace() {
     if (file != nullptr) std::fclose(file);
   }
-  void log(const std::string& role, pid_t pid, const std::string& type, std::chrono::steady_clock::time_point sent) {
+  // reply: the worker's reply; where it carries phases_s (a reference request's parts), they
+  // follow the wait as part=seconds.
+  void log(const std::string& role, pid_t pid, const std::string& type, std::chrono::steady_clock::time_point sent,
+           const json& reply) {
     if (file == nullptr) return;
     const auto now = std::chrono::steady_clock::now();
-    std::fprintf(file, "%10.3f %-9s %7d %-14s %9.3f\n", std::chrono::duration<double>(now - t0).count(), role.c_str(),
-                 static_cast<int>(pid), type.c_str(), std::chrono::duration<double>(now - sent).count());
+    std::string parts;
+    if (reply.is_object() && reply.contains("phases_s") && reply["phases_s"].is_object())
+      for (const auto& [k, v] : reply["phases_s"].items())
+        if (v.is_number()) parts += fmt::format(" {}={:.3f}", k, v.get<double>());
+    std::fprintf(file, "%10.3f %-9s %7d %-14s %9.3f%s\n", std::chrono::duration<double>(now - t0).count(), role.c_str(),
+                 static_cast<int>(pid), type.c_str(), std::chrono::duration<double>(now - sent).count(), parts.c_str());
     std::fflush(file);
   }
 };
@@ -236,7 +244,7 @@ worker_reply worker_process::receive(double timeout_s) {
   json m;
   std::string err;
   const auto st = m_channel.receive(m, deadline_in(timeout_s), &err);
-  tracer().log(m_options.role, m_pid, m_sent_type, m_sent_at);
+  tracer().log(m_options.role, m_pid, m_sent_type, m_sent_at, m);
   switch (st) {
     case recv_status::ok:
       if (m.value("type", "") == "error") {

@@ -120,6 +120,14 @@ class backend {
     (void)src, (void)dst, (void)t, (void)numel, (void)seed;
     return false;
   }
+  // dst = src with TF32 rounding in a random direction as round_to_tf32_random(seed) does
+  // (oracle.hpp; f32 only, other dtypes copied as they are): the reference's TF32 envelope
+  // draws without a round trip through the host; false when unsupported.
+  virtual bool round_tf32_copy(const guarded_buffer& src, guarded_buffer& dst, dtype t, std::size_t numel,
+                               std::uint64_t seed) {
+    (void)src, (void)dst, (void)t, (void)numel, (void)seed;
+    return false;
+  }
   // Waits for all work of the process (other streams and threads' work included), not only the
   // call's stream: the deferred-work probe uses it.
   virtual void synchronize_all() { synchronize(); }
@@ -174,8 +182,9 @@ class backend {
   // Measures the device ceilings for `kjudge doctor` (timing/ceilings.hpp's device_ceilings as
   // JSON); null when the backend has none to measure.
   virtual json doctor() { return nullptr; }
-  // Best effort: makes copies between the device and this host region (the worker's arena)
-  // direct DMA instead of staged through a bounce buffer. Called once, before the first call.
+  // Best effort: makes copies between the device and this host region (part of the worker's
+  // arena) direct DMA instead of staged through a bounce buffer. Called before the first call,
+  // and by a reference worker again for a disjoint region (its envelope slots, on first use).
   virtual void pin_host_memory(void* p, std::size_t bytes) { (void)p, (void)bytes; }
 };
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <vector>
 
 #include "cuda/cuda_backend.hpp"
@@ -164,6 +165,55 @@ TEST(cuda_backend, widens_to_f64_exactly) {
     be.release(dst);
     for (std::size_t i = 0; i < 777; ++i) ASSERT_EQ(got[i], h.get(i)) << i;
   }
+}
+
+// The reference's TF32 envelope draws run on the device (worker.cpp handle_reference_device);
+// the host path stays for backends without it. Both must draw the same values for a seed.
+TEST(cuda_backend, rounds_to_tf32_as_the_host_does) {
+  backend& be = shared_backend();
+  for (const std::int64_t n : {1, 63, 64, 65, 100003})
+    for (const std::uint64_t seed : {std::uint64_t{3}, std::uint64_t{0x9e3779b97f4a7c15ULL}}) {
+      const tensor_desc d{"x", dtype::f32, {n}};
+      host_tensor h(d);
+      fill_distribution(h, "wide", seed, 0);
+      auto* bits = static_cast<std::uint32_t*>(h.data());
+      // Non-finite values, the largest finite (rounding away would overflow) and a value already
+      // on the TF32 grid must come through as the host leaves them.
+      const std::uint32_t specials[] = {0x7f800000u, 0xffc00001u, 0x7f7fffffu, 0x3f800000u, 0x00000001u};
+      for (std::size_t k = 0; k < std::size(specials) && k < static_cast<std::size_t>(n); ++k)
+        bits[k * 7 % n] = specials[k];
+      guarded_buffer src = be.allocate(d.nbytes(), "x"), dst = be.allocate(d.nbytes(), "x (tf32)");
+      be.upload(src, h.data(), h.nbytes());
+      ASSERT_TRUE(be.round_tf32_copy(src, dst, dtype::f32, d.numel(), seed));
+      const auto got = fetch(be, dst);
+      const auto untouched = fetch(be, src);
+      be.release(src);
+      be.release(dst);
+      EXPECT_EQ(std::memcmp(untouched.data(), h.data(), h.nbytes()), 0) << "the source was modified";
+      host_tensor want(d);
+      std::memcpy(want.data(), h.data(), h.nbytes());
+      round_to_tf32_random(want, seed);
+      const auto* w = static_cast<const std::uint32_t*>(want.data());
+      std::size_t moved = 0;
+      for (std::int64_t i = 0; i < n; ++i) {
+        std::uint32_t g = 0;
+        std::memcpy(&g, got.data() + i * 4, 4);
+        ASSERT_EQ(g, w[i]) << "n=" << n << " seed " << seed << " element " << i << " input bits " << bits[i];
+        moved += g != bits[i];
+      }
+      if (n > 1000) EXPECT_GT(moved, static_cast<std::size_t>(n) / 2) << "wide inputs are nearly all off the TF32 grid";
+    }
+  // Other dtypes are copied as they are (TF32 rounds f32 operands only).
+  const tensor_desc d{"x", dtype::bf16, {129}};
+  host_tensor h(d);
+  fill_distribution(h, "normal", 1, 0);
+  guarded_buffer src = be.allocate(d.nbytes(), "x"), dst = be.allocate(d.nbytes(), "y");
+  be.upload(src, h.data(), h.nbytes());
+  ASSERT_TRUE(be.round_tf32_copy(src, dst, dtype::bf16, d.numel(), 9));
+  const auto got = fetch(be, dst);
+  be.release(src);
+  be.release(dst);
+  EXPECT_EQ(std::memcmp(got.data(), h.data(), h.nbytes()), 0);
 }
 
 TEST(cuda_timer, empty_call_is_short_and_clocked) {

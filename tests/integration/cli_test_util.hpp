@@ -24,10 +24,12 @@ inline std::filesystem::path test_dir() {
   return d;
 }
 
-// The requests of a run traced with KJUDGE_TRACE_REQUESTS ("t role pid type wait" per request), in
-// order.
+// The requests of a run traced with KJUDGE_TRACE_REQUESTS ("t role pid type wait [part=s...]" per
+// request), in order.
 struct traced_request {
   std::string role, pid, type;
+  double wait_s = 0;
+  std::map<std::string, double> parts;  // the reply's phases_s (a reference request's parts)
 };
 inline std::vector<traced_request> read_request_trace(const std::filesystem::path& trace) {
   std::vector<traced_request> out;
@@ -37,7 +39,10 @@ inline std::vector<traced_request> read_request_trace(const std::filesystem::pat
     std::istringstream ls(line);
     std::string t;
     traced_request r;
-    ls >> t >> r.role >> r.pid >> r.type;
+    ls >> t >> r.role >> r.pid >> r.type >> r.wait_s;
+    for (std::string part; ls >> part;)
+      if (const auto eq = part.find('='); eq != std::string::npos)
+        r.parts[part.substr(0, eq)] = std::stod(part.substr(eq + 1));
     out.push_back(r);
   }
   return out;

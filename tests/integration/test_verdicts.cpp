@@ -57,12 +57,26 @@ TEST(Verdicts, AWidenedEnvelopeIsAskedForAtOnceOnLaterCallsOfTheShape) {
   ASSERT_GE(rechecks, 10);
   // Reference requests before the first timed call (the correctness checks) and after it (the
   // rechecks).
-  int before = 0, after = 0;
+  int before = 0, after = 0, after_full = 0;
   bool timing = false;
   for (const auto& r : read_request_trace(trace)) {
     if (r.type == "time_begin") timing = true;
-    if (r.role == "reference" && r.type == "reference") ++(timing ? after : before);
+    if (r.role != "reference" || r.type != "reference") continue;
+    ++(timing ? after : before);
+    // Every reference request accounts for its parts; a full envelope's include its runs.
+    EXPECT_TRUE(r.parts.count("same_run") && r.parts.count("f64_run") && r.parts.count("downloads"));
+    double sum = 0;
+    for (const auto& [part, s] : r.parts) sum += s;
+    EXPECT_LE(sum, r.wait_s + 0.05) << "the reference's parts exceed the controller's wait for them";
+    if (timing && r.parts.count("draw_runs") > 0) ++after_full;
   }
+  const int timed_cases = static_cast<int>(c.result["timing"]["cases"].size());
+  EXPECT_GE(after_full, rechecks - timed_cases) << "rechecks after the widening did not run the envelope's draws";
+  // The result sums the reference's parts over the rechecks.
+  const auto& rp = c.result["timing"]["rechecks"]["reference_phases_s"];
+  ASSERT_TRUE(rp.is_object()) << c.result["timing"]["rechecks"].dump();
+  EXPECT_GT(rp.value("draw_runs", 0.0), 0.0) << rp.dump();
+  EXPECT_GT(rp.value("f64_run", 0.0), 0.0) << rp.dump();
   // The checks widened at least once (more reference runs than checked calls), so the candidate
   // does need the full envelope; the rechecks then took one reference run each, plus at most one
   // widening per timed case whose shape no check had (the first recheck of it).
@@ -71,7 +85,7 @@ TEST(Verdicts, AWidenedEnvelopeIsAskedForAtOnceOnLaterCallsOfTheShape) {
     if (cs.value("status", "") == "pass") ++checked;
   EXPECT_GT(before, checked) << "no check needed the full envelope: the test no longer exercises widening";
   EXPECT_GE(after, rechecks);
-  EXPECT_LE(after, rechecks + static_cast<int>(c.result["timing"]["cases"].size()));
+  EXPECT_LE(after, rechecks + timed_cases);
 }
 
 // The candidate's process for timing has the history of a baseline's: a fresh worker, loaded while

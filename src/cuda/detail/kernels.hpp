@@ -43,6 +43,11 @@ cudaError_t launch_widen_to_f64(const void* src, widen_src t, double* dst, std::
 cudaError_t launch_perturb_ulp_copy(const void* src, void* dst, std::size_t numel, int elem, bool bf16,
                                     std::uint64_t seed, cudaStream_t s);
 
+// dst = src with every finite f32 off the TF32 grid moved to one of its two TF32 neighbours, the
+// direction bit i % 64 of mix_seed(seed, i - i % 64): oracle.cpp's round_to_tf32_random on the
+// device (the reference's TF32 envelope draws), bit for bit.
+cudaError_t launch_round_tf32_copy(const float* src, float* dst, std::size_t numel, std::uint64_t seed, cudaStream_t s);
+
 // dst[i] = src[i] for `bytes` bytes (a multiple of 16, both 16-byte aligned): the copy ceiling.
 cudaError_t launch_copy16(const void* src, void* dst, std::size_t bytes, int blocks, cudaStream_t s);
 // out[0] += the number of bytes where a and b differ over `bytes` bytes, out[1] = min(out[1], the
