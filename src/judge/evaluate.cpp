@@ -1080,8 +1080,13 @@ json evaluate(const eval_options& o) {
       wo.sandbox = o.sandbox;
       wo.scratch_dir = scratch_root / "reference";
       if (python_reference)
-        configure_python_worker(wo, python_party(p, pyp, "reference", pyp.file, python_party_kind(pyp, "reference"), pyp.entry, std::nullopt, false,
-                                                 python_device_reference ? "cuda" : "cpu", variant, find_python_setup()),
+        // "tf32": whether the problem permits TF32 in this run. The reference's own runs stay full
+        // f32 (kjudge_host's _torch_settings); with it, the envelope's last TF32 run switches
+        // torch's TF32 on (native_tf32, src/worker/worker.cpp).
+        configure_python_worker(wo,
+                                python_party(p, pyp, "reference", pyp.file, python_party_kind(pyp, "reference"),
+                                             pyp.entry, std::nullopt, o.tf32 && p.tf32_allowed,
+                                             python_device_reference ? "cuda" : "cpu", variant, find_python_setup()),
                                 scratch_root / "reference-party");
       ref_started = worker_process::launch(wo);
     }
@@ -1139,9 +1144,11 @@ json evaluate(const eval_options& o) {
       wo.memory_limit_bytes = 0;
       wo.sandbox = o.sandbox;
       wo.scratch_dir = scratch_root / ("reference-shape-" + sv.label);
-      configure_python_worker(wo, python_party(p, sv.pyp, "reference", sv.pyp.file, python_party_kind(sv.pyp, "reference"),
-                                               sv.pyp.entry, std::nullopt, false, "cpu", variant, find_python_setup()),
-                              scratch_root / ("reference-shape-" + sv.label + "-party"));
+      configure_python_worker(
+          wo,
+          python_party(p, sv.pyp, "reference", sv.pyp.file, python_party_kind(sv.pyp, "reference"), sv.pyp.entry,
+                       std::nullopt, o.tf32 && p.tf32_allowed, "cpu", variant, find_python_setup()),
+          scratch_root / ("reference-shape-" + sv.label + "-party"));
       auto r = worker_process::start(wo);
       if (std::holds_alternative<worker_failure>(r))
         throw internal_error("the reference worker of shape variant " + sv.label + " failed to start: " +

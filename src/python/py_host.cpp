@@ -107,6 +107,7 @@ struct host_state {
   PyObject* gen = nullptr;           // GPU MODE: generate_input(**args, seed) into given tensors
   PyObject* check = nullptr;         // GPU MODE, reference role: check_implementation(data, output)
   PyObject* round_parameters = nullptr;  // reference role with a module: round(seed), see kjudge_host
+  PyObject* tf32_native = nullptr;       // reference role, TF32 permitted: switch(on), see kjudge_host
   PyObject* from_dlpack = nullptr;   // torch._C._from_dlpack (builtin)
   PyObject* to_dlpack = nullptr;     // torch._C._to_dlpack (builtin)
   PyObject* tensor_type = nullptr;   // torch.Tensor (exact type required of results)
@@ -466,6 +467,17 @@ std::string round_parameters_entry(std::uint64_t seed) {
   return "";
 }
 
+// hosted_program::set_tf32: torch's TF32 switched on or off (kjudge_host's _tf32_switch).
+std::string set_tf32_entry(bool on) {
+  gil l;
+  if (g.tf32_native == nullptr) return "this party has no TF32 switch";
+  PyObject* r = PyObject_CallFunction(g.tf32_native, "O", on ? Py_True : Py_False);
+  if (r == nullptr) return python_error();
+  const bool took = PyObject_IsTrue(r) == 1;
+  Py_DECREF(r);
+  return took ? "" : std::string("torch did not take TF32 ") + (on ? "on" : "off");
+}
+
 // The problem's check (hosted_program::check): check_implementation(data, output) on host tensors.
 nlohmann::json check_entry(const std::vector<kj_tensor>& inputs, const std::vector<kj_tensor>& outputs) {
   gil l;
@@ -632,7 +644,8 @@ std::string load_program(const nlohmann::json& hello, hosted_program& out) {
     }
     for (auto [key, slot] : {std::pair<const char*, PyObject**>{"gen", &g.gen},
                              {"check", &g.check},
-                             {"round_parameters", &g.round_parameters}}) {
+                             {"round_parameters", &g.round_parameters},
+                             {"tf32_native", &g.tf32_native}}) {
       PyObject* f = PyDict_GetItemString(res, key);
       if (f != nullptr && f != Py_None) {
         *slot = f;
@@ -671,6 +684,7 @@ std::string load_program(const nlohmann::json& hello, hosted_program& out) {
   if (g.gen != nullptr) out.generate = &generate_entry;
   if (g.check != nullptr) out.check = &check_entry;
   if (g.round_parameters != nullptr) out.round_parameters = &round_parameters_entry;
+  if (g.tf32_native != nullptr) out.set_tf32 = &set_tf32_entry;
   out.allow_subprocesses = true;
   // From here on Python runs only inside the entry points, each holding the GIL.
   PyEval_SaveThread();

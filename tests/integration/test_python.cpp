@@ -126,6 +126,13 @@ TEST_F(Python, KernelBenchBadFilesExit2WithTheLastFrame) {
   const auto no_model = kj({"import", "kernelbench", py_data("kernelbench/bad/no_model.py"), "--out", (test_dir() / "bad").string()});
   EXPECT_EQ(no_model.r.exit_status, 2);
   EXPECT_NE(no_model.r.output.find("defines no Model"), std::string::npos) << no_model.r.output;
+  // A reference that draws random numbers in forward (dropout in training mode: KernelBench
+  // level 2 #66 and #83) cannot be judged element by element: refused at import, with why.
+  const auto random = kj({"import", "kernelbench", py_data("kernelbench/bad/dropout_in_training.py"), "--out",
+                          (test_dir() / "bad").string()});
+  EXPECT_EQ(random.r.exit_status, 2);
+  EXPECT_NE(random.r.output.find("draws random numbers"), std::string::npos) << random.r.output;
+  EXPECT_NE(random.r.output.find("dropout_in_training.py"), std::string::npos) << random.r.output;
   EXPECT_FALSE(fs::exists(test_dir() / "bad" / "kb")) << "nothing is written for a failed file";
 }
 
@@ -287,6 +294,46 @@ TEST_F(Python, HonestTf32PassesACancellingRowSumAndADroppedTileFails) {
   const auto dropped = kj({"eval", "kb/tf32/1_GemmRowSum", py_data("candidates/kb_gemm_rowsum_tail_dropped.py")});
   EXPECT_EQ(dropped.r.exit_status, 1) << dropped.r.output;
   EXPECT_EQ(status_of(dropped), "wrong_result") << dropped.r.output;
+}
+
+// With TF32 permitted the envelope's last run is the reference computed with its own TF32 mode on
+// (torch's allow_tf32, as the candidate and the baselines run). The problem here errs with TF32
+// on by 2 x its row's largest |input|, beyond anything rounding the operands to TF32 shows (as a
+// tiled convolution algorithm does on `wide` inputs: honest torch failed KernelBench level 2 #46
+// on an H100 at 14 x what six draws allowed, session 16). Its own module as the candidate passes
+// every case and every recheck, and every request with the envelope's draws also ran the native
+// TF32 run; a candidate erring 20 x as much still fails. With draws alone (seven, no native run)
+// the honest candidate failed here: the public case, 65536 of 65536 elements, off by 1.98 where
+// 0.12 was allowed (tried).
+TEST_F(Python, TheEnvelopeHoldsTheReferencesOwnTf32Computation) {
+  const auto imp = kj({"import", "kernelbench", py_data("kernelbench/tf32_native"), "--prefix", "kb/tf32native"});
+  ASSERT_EQ(imp.r.exit_status, 0) << imp.r.output;
+  const auto trace = test_dir() / "tf32-native-requests.txt";
+  fs::remove(trace);
+  // The problem's own file as the candidate (an A/A, as `kjudge validate` judges it).
+  const auto own = imported_root() / "kb" / "tf32native" / "1_TileErrorMatmul" / "model.py";
+  ASSERT_TRUE(fs::exists(own));
+  const auto honest = kj({"eval", "kb/tf32native/1_TileErrorMatmul", own.string(), "--hidden", "2"},
+                         {{"KJUDGE_TRACE_REQUESTS", trace.string()}});
+  ASSERT_TRUE(honest.result.is_object()) << honest.r.output;
+  EXPECT_TRUE(status_of(honest) == "ok_faster" || status_of(honest) == "ok_not_faster") << honest.r.output;
+  EXPECT_EQ(honest.result["tolerance"]["tf32"], true);
+  for (const auto& k : honest.result["cases"]) EXPECT_EQ(k["status"], "pass") << k.dump();
+  EXPECT_GE(honest.result["timing"]["rechecks"]["count"].get<int>(), 10);
+  EXPECT_EQ(honest.result["timing"]["rechecks"]["failed"].get<int>(), 0);
+  int full = 0;
+  for (const auto& r : read_request_trace(trace)) {
+    if (r.role != "reference" || r.type != "reference" || r.parts.count("draw_runs") == 0) continue;
+    ++full;
+    EXPECT_EQ(r.parts.count("tf32_run"), 1u) << "a full envelope without the reference's own TF32 run";
+  }
+  EXPECT_GE(full, 1) << "no reference request ran the envelope's draws";
+  const auto& rp = honest.result["timing"]["rechecks"]["reference_phases_s"];
+  EXPECT_GT(rp.value("tf32_run", 0.0), 0.0) << rp.dump();
+  const auto over =
+      kj({"eval", "kb/tf32native/1_TileErrorMatmul", py_data("candidates/kb_tile_error_40x.py"), "--hidden", "2"});
+  EXPECT_EQ(over.r.exit_status, 1) << over.r.output;
+  EXPECT_EQ(status_of(over), "wrong_result") << over.r.output;
 }
 
 TEST_F(Python, ModelNewRightOnlyOnPublicInputsFailsHidden) {
