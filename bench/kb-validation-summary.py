@@ -5,7 +5,10 @@ criteria: the issue's band (ratio in [0.98, 1.02]) and validate's own verdict (t
 CI that contains 1, decided at full precision: a CI printed as [0.9999, 1.0000] may exclude 1),
 with the sets of worker processes each judgement's rounds were split between (1 before session 8's
 default of 3 on cuda: one set's CI covers only that set's processes, docs/design.md session 8). Files are read in path order (session3 < session4 < ...; call1 < call3 within a
-session), so a later run of a problem replaces an earlier one; every run is listed.
+session), so a later run of a problem replaces an earlier one; every run is listed. A file that
+`kjudge import kernelbench` refused (a `kjudge import: PATH: reason` line in a kb-import-level*.txt
+log, e.g. a random reference) counts as refused, with its reason, unless a later log judged it;
+it is neither judged nor left to do.
 
 Usage: bench/kb-validation-summary.py [RESULTS_DIR] [--kb DIR] [--todo LEVEL]
   RESULTS_DIR  default bench/results/h200
@@ -21,6 +24,8 @@ import sys
 LINE = re.compile(r"^(kb[/.](level\d+)[/.](\S+))\s+(ok|FAIL)\s+ratio ([\d.]+)\s+95% CI \[([\d.]+), ([\d.]+)\]")
 SETS = re.compile(r"(\d+) sets of workers")
 FAIL_OTHER = re.compile(r"^(kb[/.](level\d+)[/.](\S+))\s+FAIL\s+(?!ratio)(.*)$")
+REFUSED = re.compile(r"^kjudge import: (?:\S*/)?([^/\s]+)\.py: (.*)$")
+IMPORT_LOG = re.compile(r"kb-import-(level\d+)")
 
 
 def natural(s):
@@ -46,10 +51,19 @@ def main(argv):
     if args:
         results = args[0]
     files = sorted(glob.glob(os.path.join(results, "**", "kb-validate-level*.txt"), recursive=True), key=natural)
+    imports = sorted(glob.glob(os.path.join(results, "**", "kb-import-level*.txt"), recursive=True), key=natural)
     latest, history = {}, {}
-    for f in files:
+    for f in sorted(files + imports, key=natural):
         src = os.path.relpath(f, results)
+        import_level = IMPORT_LOG.search(os.path.basename(f))
         for line in open(f, encoding="utf-8", errors="replace"):
+            if import_level:
+                m = REFUSED.match(line)
+                if m:
+                    latest[(import_level.group(1), m.group(1))] = {
+                        "ratio": None, "band": False, "ci1": False, "status": "refused", "file": src,
+                        "reason": "refused at import: " + m.group(2).strip()[:100], "sets": None}
+                continue
             m = LINE.match(line)
             if m:
                 _, lvl, name, status, med, lo, hi = m.groups()
@@ -67,13 +81,16 @@ def main(argv):
                        "reason": reason.strip()[:120], "sets": None}
             latest[(lvl, name)] = rec
             history.setdefault((lvl, name), []).append(rec)
+    refused = {k: r for k, r in latest.items() if r["status"] == "refused"}
+    for k in refused:
+        del latest[k]
     if todo is not None:
         d = os.path.join(kb, todo)
         if not os.path.isdir(d):
             print(f"kb-validation-summary: no {d}", file=sys.stderr)
             return 2
         for f in sorted((f for f in os.listdir(d) if f.endswith(".py")), key=natural):
-            if (todo, f[:-3]) not in latest:
+            if (todo, f[:-3]) not in latest and (todo, f[:-3]) not in refused:
                 print(f)
         return 0
     levels = sorted({k[0] for k in latest} | {d for d in ("level1", "level2") if os.path.isdir(os.path.join(kb, d))},
@@ -97,8 +114,10 @@ def main(argv):
         if os.path.isdir(d):
             names = sorted((f[:-3] for f in os.listdir(d) if f.endswith(".py")), key=natural)
             total = len(names)
-            missing = [n for n in names if (lvl, n) not in latest]
-        print(f"{lvl}: {len(judged)} judged of {total if total is not None else '?'}; "
+            missing = [n for n in names if (lvl, n) not in latest and (lvl, n) not in refused]
+        n_refused = sum(1 for k in refused if k[0] == lvl)
+        print(f"{lvl}: {len(judged)} judged of {total if total is not None else '?'}"
+              + (f" ({n_refused} refused at import)" if n_refused else "") + "; "
               f"in [0.98, 1.02]: {band}; validated (the band and the CI containing 1): {strict}")
         by_sets = {}
         for k in judged:
@@ -121,6 +140,8 @@ def main(argv):
             print(f"  every run with {n} set{'s' if n > 1 else ''}: {len(rs)} runs, {len(in_band)} in the band, of which "
                   f"{len(excl)} with a CI excluding 1 ({100.0 * len(excl) / max(1, len(in_band)):.0f}%)"
                   + (f": {' '.join(excl)}" if excl else ""))
+        for k in sorted((k for k in refused if k[0] == lvl), key=lambda k: natural(k[1])):
+            print(f"  {k[1]}: {refused[k]['reason']} ({refused[k]['file']})")
         if missing:
             print(f"  not yet judged ({len(missing)}): " + " ".join(n.split("_")[0] for n in missing))
     return 0
