@@ -207,6 +207,9 @@ host_tensor tensor_from_arena(shared_arena& a, const arena_slot& s, tensor_desc 
 struct reference_data {
   std::vector<host_tensor> ref64, ref_same, inputs;
   std::vector<envelope_values> envelope;  // per output: the oracle's per-element error envelope
+  // Per output, the envelope's runs (views of the reference's arena; only when borrowed and full):
+  // a failing element's evidence says what each gave there (envelope_evidence).
+  std::vector<std::vector<host_tensor>> runs;
   // Whether the envelope includes the one-ulp-perturbed runs. The first request asks only for
   // the exact run: the bound is monotone in the envelope, so an output within the narrower
   // envelope is within the full one, and the perturbed runs (three more reference calls and their
@@ -275,6 +278,8 @@ reference_data reference_from_reply(worker_process& ref, const call_spec& c, boo
     std::vector<const host_tensor*> ptrs{&d.ref_same[static_cast<std::size_t>(i)]};
     for (const auto& r : runs) ptrs.push_back(&r);
     d.envelope.push_back(error_envelope(d.ref64[static_cast<std::size_t>(i)], ptrs));
+    // Views cost nothing to keep; copies (not borrowed) would hold every run's output meanwhile.
+    d.runs.push_back(borrow ? std::move(runs) : std::vector<host_tensor>{});
   }
   return d;
 }
@@ -304,11 +309,46 @@ std::string describe_guard(const json& g) {
          std::to_string(g.value("offset", 0)) + " byte(s) from its edge";
 }
 
+// Why a failing output's worst element was allowed what it was: the value each of the
+// reference's runs gave there (the same-dtype run, then the envelope's runs: one-ulp moves, or
+// TF32 draws with the reference's own TF32 run last where it has one), the element's row
+// envelope, and whether it is kinked (then at least the kink floor). KernelBench level 2 #46's
+// failure on the H100 had to be worked back from out, ref and allowed alone (docs/design.md,
+// session 16).
+json envelope_evidence(const reference_data& ref, std::size_t i, std::size_t index) {
+  if (i >= ref.envelope.size() || index >= ref.envelope[i].size()) return nullptr;
+  const envelope_values& e = ref.envelope[i];
+  json runs = json::array();
+  const auto value = [](const host_tensor& t, std::size_t at) {
+    const double v = t.get(at);
+    return std::isfinite(v) ? json(v) : json(std::to_string(v));
+  };
+  if (i < ref.runs.size())
+    for (const auto& r : ref.runs[i]) runs.push_back(value(r, index));
+  const bool kinked = std::binary_search(e.kinked().begin(), e.kinked().end(), index);
+  json out{{"same_run", value(ref.ref_same[i], index)},
+           {"runs", runs},
+           {"full", ref.full},
+           {"tf32", ref.tf32},
+           {"row_envelope", e.row(index / e.row_length())},
+           {"row_length", e.row_length()},
+           {"kinked", kinked}};
+  if (kinked) out["kink_floor"] = e.kink_floor();
+  return out;
+}
+
 json worst_json(const compare_result& c) {
   if (!c.worst) return nullptr;
   return json{{"index", c.worst->coords}, {"flat_index", c.worst->index}, {"out", c.worst->out},
               {"ref", c.worst->ref}, {"ref_same", c.worst->ref_same}, {"abs_err", c.worst->abs_err},
               {"rel_err", c.worst->rel_err}, {"allowed", c.worst->allowed}};
+}
+
+// "M=64 N=256, distribution normal, seed 0x..." for a failure's reason; a problem without shape
+// symbols (an imported KernelBench problem: fixed shapes) has no shape part.
+std::string case_circumstances(const planned_case& pc, const call_spec& c) {
+  const std::string shape = pc.shape_string();
+  return (shape.empty() ? "" : shape + ", ") + "distribution " + c.distribution + ", seed " + seed_hex(c.seed);
 }
 
 // Checks a call's exported outputs and inputs against the reference. Returns the case entry;
@@ -328,7 +368,7 @@ json check_by_problem(shared_arena& arena, const call_spec& c, const std::vector
   json entry = base_entry;
   const auto ref_layout = reference_layout(c, g_scope.tf32_envelope);
   double max_abs = 0, max_rel = 0;
-  const std::string where = ctx.context + " (" + ctx.pc->shape_string() + ", " + c.distribution + ", seed " + seed_hex(c.seed) + ")";
+  const std::string where = ctx.context + " (" + case_circumstances(*ctx.pc, c) + ")";
   for (std::size_t i = 0; i < c.outputs.size(); ++i) {
     const auto& s = find_slot(layout, out_kind, int(i));
     const host_tensor out = tensor_from_arena(arena, s, c.outputs[i]);
@@ -385,9 +425,7 @@ json check_outputs_qr(shared_arena& arena, const call_spec& c, const std::vector
   std::string rule_name = cr.n_unwritten > 0 ? "unwritten_output" : cr.n_nan_mismatch > 0 ? "nan_mismatch" : "tolerance";
   if (is_timed) rule_name = "timed_output_mismatch";
   std::vector<std::string> reasons{
-      ctx.context + " (" + ctx.pc->shape_string() + ", distribution " + c.distribution + ", seed " + seed_hex(c.seed) +
-          "): output " + cr.output_name + ": " + cr.reason,
-      [&] {
+      ctx.context + " (" + case_circumstances(*ctx.pc, c) + "): output " + cr.output_name + ": " + cr.reason, [&] {
         char buf[200];
         std::snprintf(buf, sizeof buf, "QR backward error ||A - QR||_F/||A||_F %.3g, orthogonality ||Q^T Q - I||_F %.3g "
                       "(allowed %.3g each, per matrix)", q.max_backward, q.max_orthogonality, q.bound);
@@ -421,14 +459,16 @@ json check_outputs(shared_arena& arena, const call_spec& c, const std::vector<ar
                         {"norm_rel_err", cr.norm_rel_err}, {"n_bad", cr.n_bad}, {"n_unwritten", cr.n_unwritten},
                         {"worst", worst_json(cr)}, {"output", c.outputs[i].name},
                         {"message", "output " + c.outputs[i].name + ": " + cr.reason}});
+      if (cr.worst && entry["worst"].is_object())
+        entry["worst"]["envelope"] = envelope_evidence(ref, i, cr.worst->index);
       std::string rule_name = cr.n_unwritten > 0 ? "unwritten_output"
                               : cr.n_nan_mismatch > 0 ? "nan_mismatch" : "tolerance";
       if (is_timed) rule_name = "timed_output_mismatch";
       std::vector<std::string> reasons{
-          ctx.context + " (" + ctx.pc->shape_string() + ", distribution " + c.distribution + ", seed " +
-              seed_hex(c.seed) + "): output " + c.outputs[i].name + ": " + cr.reason,
+          ctx.context + " (" + case_circumstances(*ctx.pc, c) + "): output " + c.outputs[i].name + ": " + cr.reason,
           "max abs err " + std::to_string(cr.max_abs_err) + ", max rel err " + std::to_string(cr.max_rel_err) +
-              ", norm rel err " + std::to_string(cr.norm_rel_err) + " (allowed " + std::to_string(cr.norm_allowed) + ")"};
+              ", norm rel err " + std::to_string(cr.norm_rel_err) + " (allowed " + std::to_string(cr.norm_allowed) +
+              ")"};
       throw rejection{verdict{rule(rule_name).status, rule_name, reasons, json{{"case", entry}}}};
     }
   }

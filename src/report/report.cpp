@@ -381,6 +381,32 @@ std::optional<std::string> worst_text(const json& c) {
   return out;
 }
 
+// The envelope at the worst element of a failing case (evaluate.cpp, envelope_evidence): the
+// reference's runs there, so that a reader sees why the allowance is what it is.
+std::optional<std::string> envelope_text(const json& c) {
+  const json* w = field(c, "worst");
+  if (w == nullptr || !w->is_object()) return std::nullopt;
+  const json* e = field(*w, "envelope");
+  if (e == nullptr || !e->is_object()) return std::nullopt;
+  std::string out = "envelope there:";
+  if (auto same = num(*e, {"same_run"})) out += " same-dtype run " + value_text(*same) + ";";
+  if (const json* runs = field(*e, "runs"); runs != nullptr && runs->is_array() && !runs->empty()) {
+    out += fmt::format(" {} {} run(s)", runs->size(), e->value("tf32", false) ? "TF32 envelope" : "envelope");
+    std::string values;
+    for (const auto& v : *runs)
+      values += (values.empty() ? "" : ", ") + (v.is_number() ? value_text(v.get<double>()) : scalar_text(v));
+    out += " " + values + ";";
+  } else if (!e->value("full", false)) {
+    out += " the exact run only;";
+  }
+  if (auto row = num(*e, {"row_envelope"})) out += " row envelope " + err_text(*row);
+  if (auto n = num(*e, {"row_length"})) out += fmt::format(" over {} element(s)", static_cast<long long>(*n));
+  if (e->value("kinked", false)) {
+    if (auto f = num(*e, {"kink_floor"})) out += ", kinked (floor " + err_text(*f) + ")";
+  }
+  return out;
+}
+
 std::string case_label(const json& c) {
   std::string out = str_or(c, {"id"}, "?");
   if (auto s = str(c, {"shape"})) out += " " + *s;
@@ -590,6 +616,7 @@ std::string render_console(const nlohmann::json& r, bool color) {
     if (auto msg = str(*c, {"message"})) out += "    " + *msg + "\n";
     if (auto e = case_errors_text(*c)) out += "    " + *e + "\n";
     if (auto w = worst_text(*c)) out += "    " + *w + "\n";
+    if (auto e = envelope_text(*c)) out += "    " + *e + "\n";
   }
 
   // The mode heads the per-case figures: a time means nothing without it (DESIGN.md §4).
@@ -728,6 +755,7 @@ std::string render_markdown(const nlohmann::json& r) {
     if (auto msg = str(*c, {"message"})) out += "- message: " + *msg + "\n";
     if (auto e = case_errors_text(*c)) out += "- errors: " + *e + "\n";
     if (auto w = worst_text(*c)) out += "- " + *w + "\n";
+    if (auto e = envelope_text(*c)) out += "- " + *e + "\n";
     out += "\n";
   }
 

@@ -334,6 +334,22 @@ TEST_F(Python, TheEnvelopeHoldsTheReferencesOwnTf32Computation) {
       kj({"eval", "kb/tf32native/1_TileErrorMatmul", py_data("candidates/kb_tile_error_40x.py"), "--hidden", "2"});
   EXPECT_EQ(over.r.exit_status, 1) << over.r.output;
   EXPECT_EQ(status_of(over), "wrong_result") << over.r.output;
+  // The failing element's evidence: the seven runs there, the draws near the same-dtype run and
+  // the native TF32 run (last) off by about 2 x the row's largest input (in [0, 1) here).
+  const json fc = failing_case(over);
+  ASSERT_TRUE(fc.is_object()) << over.result.dump();
+  const json& ev = fc["worst"]["envelope"];
+  ASSERT_TRUE(ev.is_object()) << fc.dump();
+  EXPECT_EQ(ev["full"], true);
+  EXPECT_EQ(ev["tf32"], true);
+  ASSERT_EQ(ev["runs"].size(), 7u) << ev.dump();
+  const double same = ev["same_run"].get<double>();
+  for (std::size_t r = 0; r + 1 < ev["runs"].size(); ++r)
+    EXPECT_LT(std::abs(ev["runs"][r].get<double>() - same), 0.5) << ev.dump();
+  EXPECT_GT(std::abs(ev["runs"].back().get<double>() - same), 1.0) << ev.dump();
+  EXPECT_LT(std::abs(ev["runs"].back().get<double>() - same), 2.0) << ev.dump();
+  EXPECT_GT(ev["row_envelope"].get<double>(), 1.0) << ev.dump();
+  EXPECT_NE(over.r.output.find("envelope there: same-dtype run"), std::string::npos) << over.r.output;
 }
 
 TEST_F(Python, ModelNewRightOnlyOnPublicInputsFailsHidden) {
