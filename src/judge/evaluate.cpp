@@ -269,10 +269,16 @@ reference_data reference_from_reply(worker_process& ref, const call_spec& c, boo
   for (std::size_t i = 0; i < c.inputs.size(); ++i)
     d.inputs.push_back(tensor_from_arena(ref.arena(), find_slot(layout, slot_kind::input_generated, int(i)), c.inputs[i].desc, borrow));
   const int n_out = static_cast<int>(c.outputs.size());
+  // How many envelope runs the worker made (with TF32, six draws and the native run where the
+  // reference has a TF32 mode); the arena has slots for envelope_runs(tf32).
+  const int n_runs = full ? r.value("envelope_runs", envelope_runs(d.tf32)) : 0;
+  if (n_runs < 0 || n_runs > envelope_runs(d.tf32))
+    throw internal_error("the reference reported " + std::to_string(n_runs) + " envelope runs; the arena holds " +
+                         std::to_string(envelope_runs(d.tf32)));
   for (int i = 0; i < n_out; ++i) {
     std::vector<host_tensor> runs;
     if (full)
-      for (int p = 0; p < envelope_runs(d.tf32); ++p)
+      for (int p = 0; p < n_runs; ++p)
         runs.push_back(tensor_from_arena(ref.arena(), find_slot(layout, slot_kind::ref_perturbed, p * n_out + i),
                                          c.outputs[static_cast<std::size_t>(i)], borrow));
     std::vector<const host_tensor*> ptrs{&d.ref_same[static_cast<std::size_t>(i)]};

@@ -4,8 +4,9 @@
 // controller -> worker                         worker -> controller
 //   hello {library, role, backend, arena}        ready {info, abi, has_workspace, env} | error
 //   run {call, repeats}                          ran {rc[], guards[], deferred[], seconds[]}
-//   reference {call, envelope}                   referenced {rc, rc64} (reference role only;
-//                                                envelope: also the one-ulp-perturbed runs)
+//   reference {call, envelope, tf32}             referenced {rc, rc64, envelope_runs, phases_s}
+//                                                (reference role only; envelope: also the
+//                                                perturbed runs, TF32 draws with tf32)
 //   time_begin {call, mode, flush_bytes}         time_ready
 //   sample {seed}                                sampled {rc, seconds}
 //   keep | discard  (after every sampled)        kept {guards[], deferred[]} | discarded
@@ -53,10 +54,10 @@ enum class slot_kind { output, output_repeat, input_after, ref64, ref_same, inpu
 inline constexpr int reference_perturbations = 3;
 // With TF32 permitted: six runs on inputs (and a Python reference's parameters) rounded to TF32
 // in a random direction, then one of the reference computed with its own TF32 mode on (torch's
-// allow_tf32: the computation the candidate is compared against), or a seventh draw where the
-// reference has no such mode. Six draws, not three: where one element's sensitivity stands alone
-// in its row (a value just above a clamp, a softmax near a tie) the chance that every draw falls
-// below 1/k of another honest draw is about (0.05|z|)^runs per element, and with three honest
+// allow_tf32: the computation the candidate is compared against) where the reference has such a
+// mode; the slots are seven either way, the reply's "envelope_runs" says how many were made. Six draws, not three:
+// where one element's sensitivity stands alone in its row (a value just above a clamp, a softmax near a tie) the chance
+// that every draw falls below 1/k of another honest draw is about (0.05|z|)^runs per element, and with three honest
 // torch with TF32 on still failed 1-2 elements in 10^7-10^8 on the H200 (KernelBench level 2 #2,
 // #13; session 13). The native run: rounding the operands is not how every TF32 algorithm errs,
 // and honest torch failed level 2 #46 on `wide` inputs at 14x what the draws allowed (session 16).

@@ -194,6 +194,16 @@ class session {
   void send_error(const std::string& kind, const std::string& msg) {
     m_ch.send(json{{"type", "error"}, {"kind", kind}, {"message", msg}});
   }
+  // The envelope's runs a reference request makes (the reply's "envelope_runs"): none unless
+  // asked; three one-ulp moves; with TF32 six draws, and the native TF32 run last where the
+  // program has a TF32 mode (the arena has a slot for it either way: envelope_runs(true)). A
+  // program without one makes six, not a seventh draw: one more draw would loosen the envelope
+  // of a C++ reference for no reason.
+  [[nodiscard]] int envelope_run_count(const json& m) const {
+    if (!m.value("envelope", true)) return 0;
+    if (!tf32_envelope(m)) return envelope_runs(false);
+    return m_hosted.set_tf32 != nullptr ? envelope_runs(true) : envelope_runs(true) - 1;
+  }
   // Whether a request's arena slots fit the arena; when not, says so to the controller (the
   // controller sized the arena for its largest call: a mismatch is the judge's error).
   bool fits_arena(const std::vector<arena_slot>& layout) {
@@ -655,7 +665,7 @@ void session::handle_reference(const json& m) {
   // permitted rounded to TF32 in a random direction with its parameters: the oracle's estimate
   // of how large an honest kernel's error can be at each element. Only when asked: the
   // controller asks after an output failed the envelope of the exact run alone.
-  const int perturbations = m.value("envelope", true) ? envelope_runs(tf32_envelope(m)) : 0;
+  const int perturbations = envelope_run_count(m);
   const bool tf32 = tf32_envelope(m);
   parameter_rounding rounded(m_hosted);
   native_tf32 native(m_hosted);
@@ -740,7 +750,11 @@ void session::handle_reference(const json& m) {
     std::memcpy(m_arena.at(s.offset, s.bytes), out64[i].data(), s.bytes);
   }
   laps.lap("downloads");
-  m_ch.send(json{{"type", "referenced"}, {"rc", rc_same}, {"rc64", rc64}, {"phases_s", laps.seconds()}});
+  m_ch.send(json{{"type", "referenced"},
+                 {"rc", rc_same},
+                 {"rc64", rc64},
+                 {"envelope_runs", perturbations},
+                 {"phases_s", laps.seconds()}});
 }
 
 // The problem's own check (hosted_program::check) of a candidate's outputs, which the controller
@@ -829,7 +843,7 @@ void session::handle_reference_device(const json& m) {
     // The same-dtype reference on inputs moved by one ulp each (or TF32 draws), as in
     // handle_reference (the oracle's error envelope), one-ulp moves on the device when the
     // backend can; only when asked.
-    const int perturbations = m.value("envelope", true) ? envelope_runs(tf32_envelope(m)) : 0;
+    const int perturbations = envelope_run_count(m);
     const bool tf32 = tf32_envelope(m);
     if (perturbations > 0) pin_envelope_slots(layout);
     laps.lap("pin");
@@ -957,7 +971,11 @@ void session::handle_reference_device(const json& m) {
     }
     release_all();
     laps.lap("downloads");
-    m_ch.send(json{{"type", "referenced"}, {"rc", rc_same}, {"rc64", rc64}, {"phases_s", laps.seconds()}});
+    m_ch.send(json{{"type", "referenced"},
+                   {"rc", rc_same},
+                   {"rc64", rc64},
+                   {"envelope_runs", perturbations},
+                   {"phases_s", laps.seconds()}});
   } catch (...) {
     release_all();
     throw;

@@ -57,8 +57,8 @@ struct hosted_program {
   // Reference role, TF32-permitted problems: switches the program's own TF32 mode on (as the
   // candidate and the baselines run: torch's allow_tf32) or off (the trusted same-dtype run).
   // The error envelope's last TF32 run is the reference computed that way (worker.cpp,
-  // native_tf32). Returns "" or why it failed. May be null (a program without such a mode: that
-  // run is one more draw).
+  // native_tf32). Returns "" or why it failed. May be null (a program without such a mode: the
+  // envelope keeps its six draws).
   std::string (*set_tf32)(bool on) = nullptr;
   // Requests the session does not know ({type: ...}); returns the reply. May be null.
   nlohmann::json (*handle)(const nlohmann::json& request) = nullptr;

@@ -189,6 +189,34 @@ TEST(Verdicts, SubtlyWrongIsWrongResult) {
   EXPECT_GT(fc["max_rel_err"].get<double>(), 1e-4);
 }
 
+// A failure's evidence on a TF32-permitted problem with a C++ reference (no TF32 mode of its
+// own): the envelope there is the same-dtype run and six TF32 draws, not a seventh (which would
+// loosen the envelope for no reason; a Python reference adds its native TF32 run instead, see
+// Python.TheEnvelopeHoldsTheReferencesOwnTf32Computation), and the report prints it.
+TEST(Verdicts, AFailuresEvidenceListsTheEnvelopesRunsAtItsWorstElement) {
+  const auto c =
+      kjudge({"eval", "matmul_bias_relu", std::string(KJUDGE_TEST_DATA) + "/redteam/cpu/matmul_k_unroll_no_tail.cpp",
+              "--no-timing", "--hidden", "8"});
+  EXPECT_EQ(status_of(c), "wrong_result") << c.r.output;
+  const auto fc = failing_case(c);
+  ASSERT_TRUE(fc.is_object()) << c.result.dump();
+  const auto& ev = fc["worst"]["envelope"];
+  ASSERT_TRUE(ev.is_object()) << fc.dump();
+  EXPECT_EQ(ev["full"], true);
+  EXPECT_EQ(ev["tf32"], true);
+  EXPECT_EQ(ev["runs"].size(), 6u) << ev.dump();
+  EXPECT_TRUE(ev["same_run"].is_number());
+  EXPECT_GT(ev["row_envelope"].get<double>(), 0.0);
+  EXPECT_GT(ev["row_length"].get<long>(), 0);
+  // The allowance at the element is at least k times what the runs there show.
+  double shown = std::abs(ev["same_run"].get<double>() - fc["worst"]["ref"].get<double>());
+  for (const auto& v : ev["runs"])
+    shown = std::max(shown, std::abs(v.get<double>() - fc["worst"]["ref"].get<double>()));
+  const double k = c.result["tolerance"]["k"].get<double>();
+  EXPECT_GE(fc["worst"]["allowed"].get<double>() * (1 + 1e-9), k * shown) << fc.dump();
+  EXPECT_NE(c.r.output.find("envelope there: same-dtype run"), std::string::npos) << c.r.output;
+}
+
 TEST(Verdicts, PublicShapeOnlyIsCaughtByHiddenShapes) {
   const auto c = kjudge(eval_args("layernorm", "public_shape_only_layernorm.cpp"));
   EXPECT_EQ(status_of(c), "wrong_result");
