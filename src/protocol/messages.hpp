@@ -52,17 +52,19 @@ enum class slot_kind { output, output_repeat, input_after, ref64, ref_same, inpu
 // Runs of the same-dtype reference on inputs perturbed by one ulp per element (random signs),
 // which with the unperturbed run give the oracle's per-element error envelope.
 inline constexpr int reference_perturbations = 3;
-// With TF32 permitted: six runs on inputs (and a Python reference's parameters) rounded to TF32
-// in a random direction, then one of the reference computed with its own TF32 mode on (torch's
-// allow_tf32: the computation the candidate is compared against) where the reference has such a
-// mode; the slots are seven either way, the reply's "envelope_runs" says how many were made. Six draws, not three:
-// where one element's sensitivity stands alone in its row (a value just above a clamp, a softmax near a tie) the chance
-// that every draw falls below 1/k of another honest draw is about (0.05|z|)^runs per element, and with three honest
-// torch with TF32 on still failed 1-2 elements in 10^7-10^8 on the H200 (KernelBench level 2 #2,
-// #13; session 13). The native run: rounding the operands is not how every TF32 algorithm errs,
-// and honest torch failed level 2 #46 on `wide` inputs at 14x what the draws allowed (session 16).
-inline constexpr int reference_perturbations_tf32 = 7;
-// The envelope's perturbed runs of a reference request.
+// With TF32 permitted: runs on inputs (and a Python reference's parameters) rounded to TF32 in a
+// random direction. Six, not three: where one element's sensitivity stands alone in its row (a
+// value just above a clamp, a softmax near a tie) the chance that every draw falls below 1/k of
+// another honest draw is about (0.05|z|)^runs per element, and with three honest torch with TF32
+// on still failed 1-2 elements in 10^7-10^8 on the H200 (KernelBench level 2 #2, #13; session 13).
+inline constexpr int reference_tf32_draws = 6;
+// After the draws, where the reference has a TF32 mode of its own (torch's allow_tf32: the
+// computation the candidate is compared against), one run of it computed that way: rounding the
+// operands is not how every TF32 algorithm errs, and honest torch failed level 2 #46 on `wide`
+// inputs at 14x what the draws allowed (session 16). The arena has its slot either way; the
+// reply's "envelope_runs" says how many runs were made.
+inline constexpr int reference_perturbations_tf32 = reference_tf32_draws + 1;
+// The arena slots for the envelope's perturbed runs of a reference request.
 constexpr int envelope_runs(bool tf32) {
   return tf32 ? reference_perturbations_tf32 : reference_perturbations;
 }

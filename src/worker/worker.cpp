@@ -157,8 +157,6 @@ class native_tf32 {
   ~native_tf32() {
     if (m_on) (void)m_program.set_tf32(false);
   }
-  // Whether run pr of `runs` TF32 runs is the native one: the last, where the program has a mode.
-  [[nodiscard]] bool is_native_run(int pr, int runs) const { return m_program.set_tf32 != nullptr && pr == runs - 1; }
   bool on() { return call(true); }
   bool off() { return !m_on || call(false); }
   [[nodiscard]] const std::string& error() const { return m_error; }
@@ -194,15 +192,17 @@ class session {
   void send_error(const std::string& kind, const std::string& msg) {
     m_ch.send(json{{"type", "error"}, {"kind", kind}, {"message", msg}});
   }
-  // The envelope's runs a reference request makes (the reply's "envelope_runs"): none unless
-  // asked; three one-ulp moves; with TF32 six draws, and the native TF32 run last where the
-  // program has a TF32 mode (the arena has a slot for it either way: envelope_runs(true)). A
-  // program without one makes six, not a seventh draw: one more draw would loosen the envelope
-  // of a C++ reference for no reason.
-  [[nodiscard]] int envelope_run_count(const json& m) const {
+  // The envelope's moved-input runs a reference request makes: none unless asked, three one-ulp
+  // moves, or with TF32 six draws.
+  static int envelope_draws(const json& m) {
     if (!m.value("envelope", true)) return 0;
-    if (!tf32_envelope(m)) return envelope_runs(false);
-    return m_hosted.set_tf32 != nullptr ? envelope_runs(true) : envelope_runs(true) - 1;
+    return tf32_envelope(m) ? reference_tf32_draws : reference_perturbations;
+  }
+  // Whether the draws are followed by the reference's own TF32 run (native_tf32): TF32 draws of a
+  // program with a TF32 mode. A program without one keeps six draws, not a seventh: one more draw
+  // would loosen a C++ reference's envelope for no reason.
+  [[nodiscard]] bool native_tf32_run(const json& m) const {
+    return envelope_draws(m) > 0 && tf32_envelope(m) && m_hosted.set_tf32 != nullptr;
   }
   // Whether a request's arena slots fit the arena; when not, says so to the controller (the
   // controller sized the arena for its largest call: a mismatch is the judge's error).
@@ -665,37 +665,12 @@ void session::handle_reference(const json& m) {
   // permitted rounded to TF32 in a random direction with its parameters: the oracle's estimate
   // of how large an honest kernel's error can be at each element. Only when asked: the
   // controller asks after an output failed the envelope of the exact run alone.
-  const int perturbations = envelope_run_count(m);
+  const int perturbations = envelope_draws(m);
   const bool tf32 = tf32_envelope(m);
   parameter_rounding rounded(m_hosted);
-  native_tf32 native(m_hosted);
   for (int pr = 0; pr < perturbations; ++pr) {
     std::vector<host_tensor> pert;
     std::vector<kj_tensor> pin;
-    if (tf32 && native.is_native_run(pr, perturbations)) {
-      // The reference as the candidate's torch computes it: the inputs and parameters as they
-      // are, TF32 on.
-      if (!rounded.restore() || !native.on()) {
-        send_error("internal", "the reference could not run with TF32 on: " + rounded.error() + native.error());
-        return;
-      }
-      for (auto& o : outs) poison_buffer(o.data(), o.desc().type, o.numel());
-      a.inputs = in_views.data();
-      const int rc = m_run(&a) != 0 ? -1 : complete(a);
-      if (!native.off() || rc != 0) {
-        send_error("internal", rc != 0 ? "the reference failed with TF32 on"
-                                       : "the reference could not switch TF32 off: " + native.error());
-        return;
-      }
-      laps.lap("tf32_run");
-      for (std::size_t i = 0; i < outs.size(); ++i) {
-        const auto& s =
-            find_slot(layout, slot_kind::ref_perturbed, pr * static_cast<int>(outs.size()) + static_cast<int>(i));
-        std::memcpy(m_arena.at(s.offset, s.bytes), outs[i].data(), s.bytes);
-      }
-      laps.lap("downloads");
-      continue;
-    }
     for (std::size_t i = 0; i < host.size(); ++i) {
       pert.push_back(host[i].converted(host[i].desc().type));
       const std::uint64_t seed = mix_seed(c.seed, 0x70657274ULL + static_cast<std::uint64_t>(pr) * 131 + i);
@@ -727,6 +702,31 @@ void session::handle_reference(const json& m) {
     send_error("internal", "the reference could not restore its parameters: " + rounded.error());
     return;
   }
+  const bool native_run = native_tf32_run(m);
+  if (native_run) {
+    // The reference as the candidate's torch computes it: the inputs and parameters as they are,
+    // TF32 on; into the slot after the draws'.
+    native_tf32 native(m_hosted);
+    if (!native.on()) {
+      send_error("internal", "the reference could not switch TF32 on: " + native.error());
+      return;
+    }
+    for (auto& o : outs) poison_buffer(o.data(), o.desc().type, o.numel());
+    a.inputs = in_views.data();
+    const int rc = m_run(&a) != 0 ? -1 : complete(a);
+    if (!native.off() || rc != 0) {
+      send_error("internal", rc != 0 ? "the reference failed with TF32 on"
+                                     : "the reference could not switch TF32 off: " + native.error());
+      return;
+    }
+    laps.lap("tf32_run");
+    for (std::size_t i = 0; i < outs.size(); ++i) {
+      const auto& s = find_slot(layout, slot_kind::ref_perturbed,
+                                perturbations * static_cast<int>(outs.size()) + static_cast<int>(i));
+      std::memcpy(m_arena.at(s.offset, s.bytes), outs[i].data(), s.bytes);
+    }
+    laps.lap("downloads");
+  }
   // float64 reference on upcast inputs.
   std::vector<host_tensor> in64, out64;
   in_views.clear();
@@ -753,7 +753,7 @@ void session::handle_reference(const json& m) {
   m_ch.send(json{{"type", "referenced"},
                  {"rc", rc_same},
                  {"rc64", rc64},
-                 {"envelope_runs", perturbations},
+                 {"envelope_runs", perturbations + (native_run ? 1 : 0)},
                  {"phases_s", laps.seconds()}});
 }
 
@@ -843,45 +843,14 @@ void session::handle_reference_device(const json& m) {
     // The same-dtype reference on inputs moved by one ulp each (or TF32 draws), as in
     // handle_reference (the oracle's error envelope), one-ulp moves on the device when the
     // backend can; only when asked.
-    const int perturbations = envelope_run_count(m);
+    const int perturbations = envelope_draws(m);
     const bool tf32 = tf32_envelope(m);
     if (perturbations > 0) pin_envelope_slots(layout);
     laps.lap("pin");
     parameter_rounding rounded(m_hosted);
-    native_tf32 native(m_hosted);
     for (int pr = 0; pr < perturbations; ++pr) {
       std::vector<guarded_buffer> pert;
       std::vector<kj_tensor> pin;
-      if (tf32 && native.is_native_run(pr, perturbations)) {
-        // The reference as the candidate's torch computes it: the generated inputs and the
-        // parameters as they are, TF32 on. The inputs are the same-dtype run's, which the f64
-        // widening below reads too (a reference does not write its inputs: the same run would
-        // already have changed them).
-        if (!rounded.restore() || !native.on()) {
-          release_all();
-          send_error("internal", "the reference could not run with TF32 on: " + rounded.error() + native.error());
-          return;
-        }
-        for (std::size_t i = 0; i < cb.outputs.size(); ++i)
-          m_backend->poison(cb.outputs[i], c.outputs[i].type, c.outputs[i].numel());
-        int rc = invoke(cb.args);
-        if (rc == 0) rc = complete(cb.args);
-        m_backend->synchronize();
-        if (!native.off() || rc != 0) {
-          release_all();
-          send_error("internal", rc != 0 ? "the reference failed with TF32 on"
-                                         : "the reference could not switch TF32 off: " + native.error());
-          return;
-        }
-        laps.lap("tf32_run");
-        for (std::size_t i = 0; i < cb.outputs.size(); ++i) {
-          const auto& s = find_slot(layout, slot_kind::ref_perturbed,
-                                    pr * static_cast<int>(cb.outputs.size()) + static_cast<int>(i));
-          m_backend->download(cb.outputs[i], m_arena.at(s.offset, s.bytes), s.bytes);
-        }
-        laps.lap("downloads");
-        continue;
-      }
       for (std::size_t i = 0; i < c.inputs.size(); ++i) {
         const tensor_desc& d = c.inputs[i].desc;
         const std::uint64_t seed = mix_seed(c.seed, 0x70657274ULL + static_cast<std::uint64_t>(pr) * 131 + i);
@@ -933,6 +902,37 @@ void session::handle_reference_device(const json& m) {
       send_error("internal", "the reference could not restore its parameters: " + rounded.error());
       return;
     }
+    const bool native_run = native_tf32_run(m);
+    if (native_run) {
+      // The reference as the candidate's torch computes it: the generated inputs and the
+      // parameters as they are, TF32 on; into the slot after the draws'. The inputs are the
+      // same-dtype run's, which the f64 widening below reads too (a reference does not write its
+      // inputs: the same run would already have changed them).
+      native_tf32 native(m_hosted);
+      if (!native.on()) {
+        release_all();
+        send_error("internal", "the reference could not switch TF32 on: " + native.error());
+        return;
+      }
+      for (std::size_t i = 0; i < cb.outputs.size(); ++i)
+        m_backend->poison(cb.outputs[i], c.outputs[i].type, c.outputs[i].numel());
+      int rc = invoke(cb.args);
+      if (rc == 0) rc = complete(cb.args);
+      m_backend->synchronize();
+      if (!native.off() || rc != 0) {
+        release_all();
+        send_error("internal", rc != 0 ? "the reference failed with TF32 on"
+                                       : "the reference could not switch TF32 off: " + native.error());
+        return;
+      }
+      laps.lap("tf32_run");
+      for (std::size_t i = 0; i < cb.outputs.size(); ++i) {
+        const auto& s = find_slot(layout, slot_kind::ref_perturbed,
+                                  perturbations * static_cast<int>(cb.outputs.size()) + static_cast<int>(i));
+        m_backend->download(cb.outputs[i], m_arena.at(s.offset, s.bytes), s.bytes);
+      }
+      laps.lap("downloads");
+    }
     std::vector<kj_tensor> in_views, out_views;
     for (std::size_t i = 0; i < c.inputs.size(); ++i) {
       tensor_desc d64 = c.inputs[i].desc;
@@ -974,7 +974,7 @@ void session::handle_reference_device(const json& m) {
     m_ch.send(json{{"type", "referenced"},
                    {"rc", rc_same},
                    {"rc64", rc64},
-                   {"envelope_runs", perturbations},
+                   {"envelope_runs", perturbations + (native_run ? 1 : 0)},
                    {"phases_s", laps.seconds()}});
   } catch (...) {
     release_all();
