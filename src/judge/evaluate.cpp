@@ -617,6 +617,71 @@ void stale_output_probe(worker_process& cand, worker_process& ref, const call_sp
   }
 }
 
+// A rechecked timed call failed (rule timed_output_mismatch: a hack). Whether the output changed
+// under timing is then asked of the behaviour: the same call (its seed, so the same inputs) runs
+// again, untimed, in a fresh worker of the candidate's, a process with no history (a candidate that
+// cheats after its 60th call or on back-to-back calls computes honestly there). If that fails too,
+// the failure is the kernel's answer on these inputs and the verdict is the untimed rule's
+// (wrong_result): honest torch's TF32 rounding tail, one element of 10^8, was labelled a hack on
+// KernelBench level 2 (#1, session 13). If it passes, or cannot be run, the hack stands, with the
+// rerun's account in its evidence. Either way the candidate is rejected: only the label is decided.
+[[noreturn]] void classify_timed_failure(rejection& timed, worker_options wo, const call_spec& sc, reference_data& rd,
+                                         const tolerance& tol, double k, const call_check& ctx, const json& base,
+                                         double timeout_s) {
+  if (timed.v.rule != "timed_output_mismatch") throw timed;
+  const std::string context = ctx.context + ", run again untimed in a fresh worker";
+  json rerun{{"fresh_worker", true}};
+  std::optional<rejection> untimed;
+  try {
+    wo.scratch_dir += "-rerun";
+    auto started = worker_process::start(wo);
+    if (std::holds_alternative<worker_failure>(started)) {
+      rerun.update(json{{"status", "not run"},
+                        {"why", "the worker did not start: " + std::get<worker_failure>(started).message}});
+    } else {
+      worker_process& fresh = std::get<worker_process>(started);
+      const json ran = get_json(fresh.request(json{{"type", "run"}, {"call", to_json(sc)}, {"repeats", 1}}, timeout_s),
+                                context, "ran");
+      bool rc_ok = true;
+      for (const auto& rc : ran.value("rc", json::array())) rc_ok = rc_ok && rc.get<int>() == 0;
+      if (!rc_ok) {
+        rerun.update(json{{"status", "not run"}, {"why", "kj_run returned " + ran["rc"].dump()}});
+      } else {
+        try {
+          rerun["case"] = check_outputs(fresh.arena(), sc, candidate_layout(sc, 1), slot_kind::output, rd, tol, k,
+                                        call_check{context, ctx.pc}, base, false);
+          rerun["status"] = "pass";
+        } catch (rejection& r) {
+          untimed = std::move(r);
+        }
+      }
+    }
+  } catch (rejection& r) {  // the rerun's worker crashed, hung or forged a reply
+    rerun.update(json{
+        {"status", "not run"},
+        {"why", std::string(verdict_status_name(r.v.status)) + (r.v.reasons.empty() ? "" : ": " + r.v.reasons[0])}});
+  } catch (const std::exception& e) {
+    rerun.update(json{{"status", "not run"}, {"why", e.what()}});
+  }
+  if (untimed) {
+    untimed->v.reasons.insert(untimed->v.reasons.begin(),
+                              ctx.context +
+                                  " failed; the same call run again untimed in a fresh worker fails too: the "
+                                  "kernel's result on these inputs, not a change under timing");
+    untimed->v.evidence["timed_failure"] = timed.v.evidence.value("case", json());
+    untimed->v.evidence["untimed_rerun"] = json{{"fresh_worker", true}, {"status", "fail"}};
+    throw *untimed;
+  }
+  if (rerun.value("status", "") == "pass")
+    timed.v.reasons.push_back(
+        "the same call run again untimed in a fresh worker passes: the output changed under timing");
+  else
+    timed.v.reasons.push_back("the same call could not be run again untimed (" + rerun.value("why", std::string()) +
+                              "): the timed failure stands");
+  timed.v.evidence["untimed_rerun"] = rerun;
+  throw timed;
+}
+
 // The controller's check of the worker's clock (rule timer_tamper). Two back-to-back batches of
 // n1 and n2 calls (warm_batch, `sets` distinct input sets each) are timed by the worker (reported)
 // and by the controller around each request (wall). Their difference cancels the fixed costs
@@ -1751,8 +1816,13 @@ json evaluate(const eval_options& o) {
             const auto out_t0 = clock_type::now();
             json base{{"id", bench[c]->id}, {"kind", "bench"}, {"shape", bench[c]->shape_string()},
                       {"distribution", sc.distribution}, {"seed", seed_hex(sc.seed)}};
-            check_outputs(w.arena(), sc, layout, slot_kind::output, rd, tol, p.conditioning_k,
-                          call_check{cctx, bench[c]}, base, true);
+            try {
+              check_outputs(w.arena(), sc, layout, slot_kind::output, rd, tol, p.conditioning_k,
+                            call_check{cctx, bench[c]}, base, true);
+            } catch (rejection& timed) {
+              classify_timed_failure(timed, first_options[keep_party], sc, rd, tol, p.conditioning_k,
+                                     call_check{cctx, bench[c]}, base, o.call_timeout_seconds);
+            }
             recheck_phase["outputs"] += since(out_t0);
             ++rechecks;
             recheck_seconds += since(recheck_t0);

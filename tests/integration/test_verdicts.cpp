@@ -217,6 +217,37 @@ TEST(Verdicts, AFailuresEvidenceListsTheEnvelopesRunsAtItsWorstElement) {
   EXPECT_NE(c.r.output.find("envelope there: same-dtype run"), std::string::npos) << c.r.output;
 }
 
+// A rechecked timed call that fails is a hack only if the output changed under timing: the same
+// call runs again untimed in a fresh worker. A candidate wrong there too (here: wrong on every call
+// of a process whose first call was large, which the timing worker's is) is wrong_result; one that
+// cheats after its 60th call of a process (phase_call_count_softmax.cpp) passes the rerun and
+// stays hack.
+TEST(Verdicts, ATimedFailureThatTheUntimedRerunRepeatsIsWrongResultAndACheatStaysHack) {
+  const auto w = kjudge(
+      eval_args("gelu_bias_residual", "wrong_after_large_first_call_gelu.cpp", {"--budget", "1", "--hidden", "2"}));
+  EXPECT_EQ(w.r.exit_status, 1) << w.r.output;
+  EXPECT_EQ(status_of(w), "wrong_result") << w.r.output;
+  EXPECT_EQ(rule_of(w), "tolerance") << w.r.output;
+  const auto& wv = w.result["verdict"];
+  ASSERT_FALSE(wv["reasons"].empty());
+  EXPECT_NE(wv["reasons"][0].get<std::string>().find(
+                "(rechecked) failed; the same call run again untimed in a fresh worker fails too"),
+            std::string::npos)
+      << wv.dump();
+  EXPECT_EQ(wv["evidence"]["untimed_rerun"]["status"], "fail") << wv.dump();
+  EXPECT_EQ(wv["evidence"]["timed_failure"]["status"], "fail") << wv.dump();
+  // Every checked call passed: the failure came from the rechecks.
+  for (const auto& cs : w.result["cases"]) EXPECT_EQ(cs["status"], "pass") << cs.dump();
+
+  const auto h = kjudge({"eval", "softmax", std::string(KJUDGE_TEST_DATA) + "/redteam/cpu/phase_call_count_softmax.cpp",
+                         "--budget", "1", "--hidden", "2"});
+  EXPECT_EQ(status_of(h), "hack") << h.r.output;
+  EXPECT_EQ(rule_of(h), "timed_output_mismatch") << h.r.output;
+  EXPECT_EQ(h.result["verdict"]["evidence"]["untimed_rerun"]["status"], "pass") << h.result["verdict"].dump();
+  EXPECT_EQ(h.result["verdict"]["reasons"].back(),
+            "the same call run again untimed in a fresh worker passes: the output changed under timing");
+}
+
 TEST(Verdicts, PublicShapeOnlyIsCaughtByHiddenShapes) {
   const auto c = kjudge(eval_args("layernorm", "public_shape_only_layernorm.cpp"));
   EXPECT_EQ(status_of(c), "wrong_result");
