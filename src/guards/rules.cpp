@@ -16,7 +16,8 @@ const std::vector<rule_info>& all_rules() {
       {"problem_check", verdict_status::wrong_result,
        "the problem's own correctness check (GPU MODE check_implementation) rejected the output"},
       {"nondeterministic", verdict_status::wrong_result,
-       "two calls on the same inputs disagree beyond tolerance"},
+       "two calls on the same inputs disagree beyond tolerance, or a rechecked timed call failed where the "
+       "same call run untimed passes and the kernel's outputs vary from call to call"},
       {"nonzero_return", verdict_status::runtime_error, "kj_run returned a nonzero status"},
       {"input_modified", verdict_status::hack,
        "the call wrote to its input tensors (inputs are read-only during a call; restoring them does not help)"},
@@ -44,9 +45,9 @@ const std::vector<rule_info>& all_rules() {
       {"unjoined_stream_work", verdict_status::hack,
        "cuda: kernels or copies of a checked call ended after the stop event (another stream, not joined)"},
       {"library_call", verdict_status::hack,
-       "cuda: a checked call ran a kernel not compiled from the candidate's source, where the problem forbids library kernels"},
-      {"faster_than_light", verdict_status::hack,
-       "faster than the device's measured memory or compute ceiling allows"},
+       "cuda: a checked call ran a kernel not compiled from the candidate's source, where the problem forbids library "
+       "kernels"},
+      {"faster_than_light", verdict_status::hack, "faster than the device's measured memory or compute ceiling allows"},
   };
   return rules;
 }

@@ -247,8 +247,72 @@ TEST(Verdicts, ATimedFailureThatTheUntimedRerunRepeatsIsWrongResultAndACheatStay
   EXPECT_EQ(status_of(h), "hack") << h.r.output;
   EXPECT_EQ(rule_of(h), "timed_output_mismatch") << h.r.output;
   EXPECT_EQ(h.result["verdict"]["evidence"]["untimed_rerun"]["status"], "pass") << h.result["verdict"].dump();
+  EXPECT_EQ(h.result["verdict"]["evidence"]["untimed_rerun"]["bitwise_equal"], true) << h.result["verdict"].dump();
   EXPECT_EQ(h.result["verdict"]["reasons"].back(),
-            "the same call run again untimed in a fresh worker passes: the output changed under timing");
+            "the same call run again untimed in a fresh worker passes twice with bitwise-equal outputs, and every "
+            "checked case's repeat was bitwise equal: the output changed under timing");
+}
+
+// A kernel whose outputs vary from call to call and whose timed call fails while its untimed
+// reruns pass cannot be shown to have changed under timing: rule nondeterministic, not hack.
+TEST(Verdicts, ATimedFailureOfAVaryingKernelWhoseRerunPassesIsNondeterministic) {
+  const auto v =
+      kjudge(eval_args("gelu_bias_residual", "varying_then_wrong_gelu.cpp", {"--budget", "1", "--hidden", "2"}));
+  EXPECT_EQ(v.r.exit_status, 1) << v.r.output;
+  EXPECT_EQ(status_of(v), "wrong_result") << v.r.output;
+  EXPECT_EQ(rule_of(v), "nondeterministic") << v.r.output;
+  const auto& vv = v.result["verdict"];
+  EXPECT_EQ(vv["evidence"]["untimed_rerun"]["status"], "pass") << vv.dump();
+  EXPECT_EQ(vv["evidence"]["untimed_rerun"]["bitwise_equal"], false) << vv.dump();
+  EXPECT_GT(vv["evidence"]["untimed_rerun"].value("max_abs_diff", 0.0), 0.0) << vv.dump();
+  EXPECT_EQ(vv["evidence"]["checked_repeats_varied"], true) << vv.dump();
+  EXPECT_EQ(vv["evidence"]["timed_failure"]["status"], "fail") << vv.dump();
+  ASSERT_FALSE(vv["reasons"].empty());
+  EXPECT_NE(vv["reasons"][0].get<std::string>().find("(rechecked)"), std::string::npos) << vv.dump();
+  // Every checked call passed, with repeats that differ bitwise.
+  bool varied = false;
+  for (const auto& cs : v.result["cases"]) {
+    EXPECT_EQ(cs["status"], "pass") << cs.dump();
+    varied = varied || cs.value("deterministic", "") == "within tolerance";
+  }
+  EXPECT_TRUE(varied);
+}
+
+// Two calls on the same inputs that differ bitwise are each judged by the conditioning-aware rule,
+// not also compared with each other under the flat atol + rtol * |x|: with these seeds hidden-1
+// is a wide-range case, and the honest change of summation order below (before its 61st call)
+// moved an element by 0.00195, which the flat comparison rejected as nondeterministic until
+// session 18 (seen with each of the two seeds).
+TEST(Verdicts, AnHonestChangeOfSummationOrderOnWideDataIsNotNondeterministic) {
+  for (const char* seed : {"0000000055afa519", "00000000a69ccdee"}) {
+    const auto c = kjudge(eval_args("gelu_bias_residual", "varying_then_wrong_gelu.cpp",
+                                    {"--no-timing", "--hidden", "2", "--seed", seed}));
+    EXPECT_EQ(c.r.exit_status, 0) << c.r.output;
+    EXPECT_EQ(status_of(c), "ok_not_faster") << c.r.output;
+    bool wide_varied = false;
+    for (const auto& cs : c.result["cases"]) {
+      EXPECT_EQ(cs["status"], "pass") << cs.dump();
+      wide_varied =
+          wide_varied || (cs["distribution"] == "wide" && cs.value("deterministic", "") == "within tolerance");
+    }
+    EXPECT_TRUE(wide_varied) << seed;
+  }
+}
+
+TEST(Verdicts, ARepeatThatFailsWhereTheFirstCallPassedIsNondeterministic) {
+  const auto c = kjudge(eval_args("gelu_bias_residual", "every_second_call_wrong_gelu.cpp", {"--no-timing"}));
+  EXPECT_EQ(c.r.exit_status, 1) << c.r.output;
+  EXPECT_EQ(status_of(c), "wrong_result") << c.r.output;
+  EXPECT_EQ(rule_of(c), "nondeterministic") << c.r.output;
+  const auto& v = c.result["verdict"];
+  EXPECT_EQ(v["evidence"]["repeat_rule"], "tolerance") << v.dump();
+  EXPECT_EQ(v["evidence"]["first_call"]["status"], "pass") << v.dump();
+  EXPECT_EQ(v["evidence"]["case"]["status"], "fail") << v.dump();
+  EXPECT_DOUBLE_EQ(v["evidence"].value("max_abs_diff", 0.0), 1.0) << v.dump();
+  EXPECT_EQ(v["evidence"]["first_diff_index"], 0) << v.dump();
+  ASSERT_FALSE(v["reasons"].empty());
+  EXPECT_NE(v["reasons"][0].get<std::string>().find("the first passes, the second fails"), std::string::npos)
+      << v.dump();
 }
 
 TEST(Verdicts, PublicShapeOnlyIsCaughtByHiddenShapes) {
