@@ -1,5 +1,6 @@
 #include "judge/evaluate.hpp"
 
+#include <fmt/format.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -634,12 +635,6 @@ void stale_output_probe(worker_process& cand, worker_process& ref, const call_sp
 //   untimed and its timed output differs, so the output changed under timing; the hack stands.
 // - The rerun cannot run: the hack stands, with why. In every case the candidate is rejected:
 //   only the label is decided.
-std::string format_g3(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", v);
-  return buf;
-}
-
 [[noreturn]] void classify_timed_failure(rejection& timed, worker_options wo, const call_spec& sc, reference_data& rd,
                                          const tolerance& tol, double k, const call_check& ctx, const json& base,
                                          bool checked_varied, double timeout_s) {
@@ -692,7 +687,7 @@ std::string format_g3(double v) {
           for (std::size_t i = 0; i < sc.outputs.size(); ++i) {
             const host_tensor second =
                 tensor_from_arena(fresh.arena(), find_slot(layout, slot_kind::output, int(i)), sc.outputs[i], true);
-            const determinism_result dr = compare_runs(first[i], second, tol);
+            const determinism_result dr = compare_runs(first[i], second);
             bitwise = bitwise && dr.bitwise_equal;
             max_diff = std::max(max_diff, dr.max_abs_diff);
           }
@@ -729,9 +724,9 @@ std::string format_g3(double v) {
     varied.v.reasons.push_back(
         std::string("the same call run again untimed in a fresh worker passes twice, but the kernel is "
                     "nondeterministic (") +
-        (rerun.value("bitwise_equal", true)
-             ? std::string("a checked case's repeat differed bitwise")
-             : "the two untimed outputs differ bitwise, by up to " + format_g3(rerun.value("max_abs_diff", 0.0))) +
+        (rerun.value("bitwise_equal", true) ? std::string("a checked case's repeat differed bitwise")
+                                            : "the two untimed outputs differ bitwise, by up to " +
+                                                  fmt::format("{:.3g}", rerun.value("max_abs_diff", 0.0))) +
         "): the same inputs gave a failing and a passing output, which a variation from call to call explains as "
         "well as a change under timing");
     varied.v.evidence["timed_failure"] = timed.v.evidence.value("case", json());
@@ -1402,7 +1397,7 @@ json evaluate(const eval_options& o) {
           // Views of the candidate's arena: its worker waits for the next request meanwhile.
           const host_tensor a = tensor_from_arena(cand->arena(), find_slot(layout, slot_kind::output, int(i)), call.outputs[i], true);
           const host_tensor b = tensor_from_arena(cand->arena(), find_slot(layout, slot_kind::output_repeat, int(i)), call.outputs[i], true);
-          const determinism_result dr = compare_runs(a, b, tol);
+          const determinism_result dr = compare_runs(a, b);
           bitwise = bitwise && dr.bitwise_equal;
           // A repeat bitwise equal to the first call has the first call's verdict, just given;
           // only a different one is judged again (on KernelBench's 1e9-element outputs the
@@ -1426,7 +1421,7 @@ json evaluate(const eval_options& o) {
             std::vector<std::string> reasons{context +
                                              ": two calls on the same inputs disagree: the first passes, "
                                              "the second fails (max abs diff between them " +
-                                             format_g3(dr.max_abs_diff) + ", first at flat index " +
+                                             fmt::format("{:.3g}", dr.max_abs_diff) + ", first at flat index " +
                                              std::to_string(dr.first_diff_index) + ")"};
             reasons.insert(reasons.end(), r.v.reasons.begin(), r.v.reasons.end());
             reject_rule("nondeterministic", std::move(reasons), std::move(ev));
