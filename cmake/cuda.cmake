@@ -77,6 +77,7 @@ target_link_libraries(kjudge_cuda PUBLIC kjudge_core CUDA::cudart_static CUDA::c
 
 add_executable(kjudge-worker-cuda ${CMAKE_SOURCE_DIR}/src/cuda/worker_cuda_main.cpp)
 target_link_libraries(kjudge-worker-cuda PRIVATE kjudge_cuda)
+target_link_options(kjudge-worker-cuda PRIVATE ${KJ_WORKER_LINK_OPTIONS})
 set_target_properties(kjudge-worker-cuda PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin
                       CUDA_RUNTIME_LIBRARY Static)
 # The controller finds its cuda worker next to itself: build it with `kjudge`.

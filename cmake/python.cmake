@@ -38,6 +38,7 @@ configure_file("${CMAKE_BINARY_DIR}/generated/kjudge_host_py.cpp.tmp"
 add_executable(kjudge-worker-py src/python/py_main.cpp src/python/py_host.cpp
                "${CMAKE_BINARY_DIR}/generated/kjudge_host_py.cpp")
 target_link_libraries(kjudge-worker-py PRIVATE kjudge_core Python3::Python)
+target_link_options(kjudge-worker-py PRIVATE ${KJ_WORKER_LINK_OPTIONS})
 if(TARGET kjudge_cuda)
   # The cuda backend (device buffers, CUDA-event timer) for torch parties on the GPU; torch brings
   # its own CUDA runtime, both share the device's primary context.

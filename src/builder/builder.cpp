@@ -1,5 +1,7 @@
 #include "builder/builder.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -63,11 +65,125 @@ void add_included_files(const std::filesystem::path& file, const std::string& te
   }
 }
 
-std::string included_files_material(const std::filesystem::path& source, const std::string& text) {
-  std::set<std::filesystem::path> seen;
+// The files a source includes with "..." (paths) and their text as cache-key material.
+std::string included_files_material(const std::filesystem::path& source, const std::string& text,
+                                    std::set<std::filesystem::path>& files) {
   std::string out;
-  add_included_files(std::filesystem::absolute(source), text, seen, out);
+  add_included_files(std::filesystem::absolute(source), text, files, out);
   return out;
+}
+
+// The program that runs the compiler in the build's sandbox: next to the running program, else in
+// this build's bin/ (the unit tests run from tests/), or KJUDGE_CONFINE.
+std::filesystem::path confine_executable() {
+  if (const char* c = std::getenv("KJUDGE_CONFINE"); c != nullptr && *c != 0) return c;
+  std::error_code ec;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec && std::filesystem::exists(self.parent_path() / "kjudge-confine", ec)) return self.parent_path() / "kjudge-confine";
+  const std::filesystem::path built = std::filesystem::path(KJUDGE_BINARY_DIR) / "bin" / "kjudge-confine";
+  if (std::filesystem::exists(built, ec)) return built;
+  throw internal_error("kjudge-confine (the build's sandbox) was not found next to " + self.string() + " or in " +
+                       built.parent_path().string() + "; set KJUDGE_CONFINE");
+}
+
+// The compiler runs confined (sandbox/confine.hpp through kjudge-confine): it may read the
+// toolchain (/usr, /lib*, /bin, the compiler's own installation), the source, the files it
+// includes with "..." and the judge's ABI headers, and write only its staging directory; no
+// network, no other processes, a clean environment. An `.incbin` of the store or of another
+// candidate's build then fails to assemble, and nothing of the controller's environment reaches
+// the compiler (or a file it embeds).
+std::vector<std::string> confined(const std::vector<std::string>& compile, const std::filesystem::path& compiler,
+                                  const std::filesystem::path& source, const std::set<std::filesystem::path>& includes,
+                                  const std::filesystem::path& stage, double timeout_seconds) {
+  std::vector<std::string> c{confine_executable().string()};
+  for (const char* d : {"/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin"}) c.insert(c.end(), {"--read", d});
+  // The compiler's installation where it is not under /usr (a toolchain in /opt, say).
+  std::error_code ec;
+  if (compiler.is_absolute()) {
+    const auto real = std::filesystem::canonical(compiler, ec);
+    if (!ec) c.insert(c.end(), {"--read", real.parent_path().parent_path().string()});
+  }
+  c.insert(c.end(), {"--read-file", "/etc/ld.so.cache", "--read", include_dir().string(), "--read-file",
+                     std::filesystem::absolute(source).string()});
+  for (const auto& f : includes) c.insert(c.end(), {"--read-file", f.string()});
+  c.insert(c.end(), {"--write", stage.string(), "--write-file", "/dev/null", "--read-file", "/dev/urandom"});
+  // Limits: the compile's own time limit, 1 GiB per file written, no address-space limit (nvcc's
+  // front ends reserve large ranges).
+  c.insert(c.end(), {"--cpu-seconds", std::to_string(static_cast<long long>(timeout_seconds) + 5), "--fsize-bytes",
+                     std::to_string(1ull << 30), "--"});
+  c.insert(c.end(), compile.begin(), compile.end());
+  return c;
+}
+
+// The compiler's environment: nothing of the controller's but the search path and the dynamic
+// loader's path (toolkits installed outside the default directories).
+std::map<std::string, std::string> build_environment(const std::filesystem::path& stage) {
+  std::map<std::string, std::string> env{{"PATH", "/usr/local/cuda/bin:/usr/local/bin:/usr/bin:/bin"},
+                                         {"HOME", stage.string()},
+                                         {"TMPDIR", stage.string()},
+                                         {"LANG", "C"},
+                                         {"LC_ALL", "C"}};
+  if (const char* p = std::getenv("PATH")) env["PATH"] = p;
+  if (const char* l = std::getenv("LD_LIBRARY_PATH")) env["LD_LIBRARY_PATH"] = l;
+  return env;
+}
+
+// A cache entry is the library, its compiler diagnostics and a manifest holding the library's
+// SHA-256; all three read-only. Reuse verifies the bytes against the manifest.
+constexpr const char* k_manifest = "manifest.json";
+
+bool verified_entry(const std::filesystem::path& dir, const std::filesystem::path& lib, std::string& why) {
+  std::error_code ec;
+  if (!std::filesystem::exists(dir / k_manifest, ec)) {
+    why = "it has no manifest (built by an older kjudge, or tampered with)";
+    return false;
+  }
+  try {
+    const auto m = nlohmann::json::parse(read_file(dir / k_manifest));
+    const std::string recorded = m.value("library_sha256", "");
+    const std::string actual = sha256_hex(read_file(lib));
+    if (recorded != actual) {
+      why = "its library's SHA-256 " + actual.substr(0, 16) + "... differs from the " + recorded.substr(0, 16) +
+            "... recorded when it was built";
+      return false;
+    }
+  } catch (const std::exception& e) {
+    why = std::string("its manifest is unreadable (") + e.what() + ")";
+    return false;
+  }
+  return true;
+}
+
+// An exclusive lock on a cache entry (flock on a file in it), released when destroyed.
+class entry_lock {
+ public:
+  explicit entry_lock(const std::filesystem::path& file) : m_fd(::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
+    if (m_fd >= 0)
+      while (::flock(m_fd, LOCK_EX) != 0 && errno == EINTR) {
+      }
+  }
+  entry_lock(const entry_lock&) = delete;
+  entry_lock& operator=(const entry_lock&) = delete;
+  ~entry_lock() {
+    if (m_fd >= 0) ::close(m_fd);
+  }
+
+ private:
+  int m_fd;
+};
+
+void make_read_only(const std::filesystem::path& p) {
+  std::error_code ec;
+  std::filesystem::permissions(p, std::filesystem::perms::owner_read | std::filesystem::perms::group_read |
+                                      std::filesystem::perms::others_read,
+                               ec);
+}
+
+void remove_entry(const std::filesystem::path& dir) {
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec))
+    std::filesystem::permissions(e.path(), std::filesystem::perms::owner_write, std::filesystem::perm_options::add, ec);
+  for (const char* name : {"candidate.so", "diagnostics.txt", k_manifest}) std::filesystem::remove(dir / name, ec);
 }
 
 std::string nvcc_path() {
@@ -139,8 +255,9 @@ build_result build_candidate(const build_request& r) {
   }
   for (const auto& f : r.extra_flags) flags.push_back(f);
   b.compiler = compiler_version(compiler);
+  std::set<std::filesystem::path> includes;
   std::string key_material = src + "\n--\n" + read_file(include_dir() / "kjudge" / "candidate.h") + "\n--\n" +
-                             included_files_material(r.source, src) + "\n--\n" + b.compiler;
+                             included_files_material(r.source, src, includes) + "\n--\n" + b.compiler;
   for (const auto& f : flags) key_material += "\n" + f;
   const std::string key = sha256_hex(key_material);
   const auto dir = cache_root() / "build" / key.substr(0, 2) / key;
@@ -153,38 +270,65 @@ build_result build_candidate(const build_request& r) {
   b.command.push_back(lib.string());
   b.command.push_back(std::filesystem::absolute(r.source).string());
   std::error_code ec;
-  if (std::filesystem::exists(lib, ec)) {
-    b.ok = true;
-    b.cached = true;
-    std::ifstream d(diag_file);
-    b.diagnostics.assign(std::istreambuf_iterator<char>(d), std::istreambuf_iterator<char>());
-    if (cuda) b.resources = parse_ptxas_resources(b.diagnostics);
-    return b;
-  }
   std::filesystem::create_directories(dir);
-  // Compile to a temporary name and rename, so a concurrent or interrupted build never leaves a
-  // half-written library in the cache.
-  // Unique per process and per build: the judge compiles its parties concurrently, and an A/A
-  // run compiles the same source (the same cache key) twice at once.
+  // One build of a key at a time, across threads and processes (an A/A compiles the same source
+  // twice at once): the second finds the first's entry and verifies it.
+  const entry_lock lock(dir / "lock");
+  if (std::filesystem::exists(lib, ec)) {
+    std::string why;
+    if (verified_entry(dir, lib, why)) {
+      b.ok = true;
+      b.cached = true;
+      std::ifstream d(diag_file);
+      b.diagnostics.assign(std::istreambuf_iterator<char>(d), std::istreambuf_iterator<char>());
+      if (cuda) b.resources = parse_ptxas_resources(b.diagnostics);
+      return b;
+    }
+    b.cache_note = "the cached build " + dir.string() + " was not used: " + why + "; rebuilt";
+    remove_entry(dir);
+  }
+  // Compiled in a staging directory of its own and moved into place, so that a concurrent or
+  // interrupted build never leaves a half-written library in the cache. Unique per process and
+  // per build: the judge compiles its parties concurrently, and an A/A run compiles the same
+  // source (the same cache key) twice at once.
   static std::atomic<unsigned> build_counter{0};
-  const auto tmp = dir / ("candidate.so.tmp" + std::to_string(::getpid()) + "-" + std::to_string(build_counter++));
+  const auto stage = dir / ("stage-" + std::to_string(::getpid()) + "-" + std::to_string(build_counter++));
+  std::filesystem::create_directories(stage);
+  const auto tmp = stage / "candidate.so";
   std::vector<std::string> cmd = b.command;
   cmd[cmd.size() - 2] = tmp.string();
-  const auto res = run_command(cmd, {.timeout_seconds = r.timeout_seconds});
+  command_options co;
+  co.timeout_seconds = r.timeout_seconds;
+  co.clean_env = true;
+  co.extra_env = build_environment(stage);
+  co.cwd = stage;
+  const auto res = run_command(confined(cmd, compiler, r.source, includes, stage, r.timeout_seconds), co);
   b.seconds = res.seconds;
   b.diagnostics = res.output;
   b.timed_out = res.timed_out;
+  auto discard_stage = [&] { std::filesystem::remove_all(stage, ec); };
   if (res.timed_out) {
     b.diagnostics += "\ncompilation exceeded the limit of " + std::to_string(static_cast<int>(r.timeout_seconds)) + " s";
-    std::filesystem::remove(tmp, ec);
+    discard_stage();
     return b;
   }
-  if (res.exit_status != 0) {
-    std::filesystem::remove(tmp, ec);
+  if (res.exit_status != 0 || !std::filesystem::exists(tmp, ec)) {
+    discard_stage();
     return b;
   }
-  std::ofstream(diag_file) << b.diagnostics;
-  std::filesystem::rename(tmp, lib);
+  const nlohmann::json manifest{{"library_sha256", sha256_hex(read_file(tmp))}, {"key", key}, {"compiler", b.compiler},
+                                {"source_sha256", b.source_sha256}};
+  // The manifest and diagnostics first, the library last: an entry whose library exists is
+  // complete (a concurrent build of the same key may have finished first; either is the same).
+  std::ofstream(stage / k_manifest) << manifest.dump(2) << "\n";
+  std::ofstream(stage / "diagnostics.txt") << b.diagnostics;
+  for (const char* name : {k_manifest, "diagnostics.txt", "candidate.so"}) make_read_only(stage / name);
+  std::filesystem::rename(stage / k_manifest, dir / k_manifest, ec);
+  std::filesystem::rename(stage / "diagnostics.txt", diag_file, ec);
+  std::filesystem::rename(tmp, lib, ec);
+  discard_stage();
+  std::string why;
+  if (!verified_entry(dir, lib, why)) throw internal_error("the build just written to " + dir.string() + " fails its check: " + why);
   b.ok = true;
   if (cuda) b.resources = parse_ptxas_resources(b.diagnostics);
   return b;

@@ -1,6 +1,9 @@
 // The builder (DESIGN.md §1): candidate source -> shared object, with the system compiler (cpu)
-// or nvcc (cuda), a compile time limit, and a content-addressed cache keyed by the SHA-256 of the
-// source, the ABI header, the flags and the compiler's version.
+// or nvcc (cuda) run in the build's sandbox (kjudge-confine: the toolchain, the source and the ABI
+// headers readable, only a staging directory writable, a clean environment), a compile time
+// limit, and a content-addressed cache keyed by the SHA-256 of the source, the ABI header, the
+// flags and the compiler's version. Each entry is read-only and records its library's SHA-256,
+// which every reuse verifies (an entry that fails is rebuilt, and the result says so).
 #pragma once
 
 #include <filesystem>
@@ -29,6 +32,7 @@ struct build_result {
   bool cached = false;
   bool timed_out = false;
   nlohmann::json resources;            // cuda: ptxas registers/spills/shared memory per kernel
+  std::string cache_note;              // why a cached build was not used (it failed its check), or ""
 };
 
 // Throws usage_error if the source cannot be read or has the wrong extension for the device.

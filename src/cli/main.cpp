@@ -11,6 +11,8 @@
 
 #include "cli/commands.hpp"
 #include "core/error.hpp"
+#include "pool/guardian.hpp"
+#include "pool/process_census.hpp"
 
 namespace {
 
@@ -38,6 +40,11 @@ int main(int argc, char** argv) {
   // The controller holds the secret seed: make its memory and /proc entries unreadable to
   // workers (which run as the same user but without CAP_SYS_PTRACE).
   ::prctl(PR_SET_DUMPABLE, 0);
+  // Processes a worker leaves behind become the controller's children (to be found, killed and
+  // reaped), and whatever is still running when kjudge ends, however it ends, is killed by its
+  // guardian (pool/guardian.hpp), forked now while kjudge has one thread.
+  kjudge::become_subreaper();
+  kjudge::guardian::start();
   std::vector<std::string> arg_storage;
   std::vector<char*> args = private_argv(argc, argv, arg_storage);
   try {

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "problem/integrity.hpp"
 #include "core/hash.hpp"
 #include "core/subprocess.hpp"
 #include "judge/python_parties.hpp"
@@ -38,6 +39,7 @@ struct import_flags {
 CLI::App* g_import = nullptr;
 CLI::App* g_kernelbench = nullptr;
 CLI::App* g_gpumode = nullptr;
+CLI::App* g_seal = nullptr;
 import_flags g_flags;
 
 std::string toml_string(const std::string& s) {
@@ -102,6 +104,7 @@ fs::path write_kernelbench_problem(const fs::path& file, const std::string& rel_
                                    const fs::path& out_root, int seed) {
   const fs::path dir = out_root / rel_name;
   fs::create_directories(dir);
+  unseal_problem_dir(dir);  // a re-import replaces the read-only files of the last one
   fs::copy_file(file, dir / "model.py", fs::copy_options::overwrite_existing);
   std::string variant = "f32";
   for (const auto& t : res["inputs"])
@@ -190,6 +193,7 @@ fs::path write_kernelbench_problem(const fs::path& file, const std::string& rel_
                            {"imported_at", utc_now()}, {"constants", res["constants"]},
                            {"parameters", res["parameters"]}}}};
   std::ofstream(dir / "kjudge-import.json") << sidecar.dump(2) << "\n";
+  seal_problem_dir(dir);
   (void)pname;
   return dir;
 }
@@ -283,6 +287,7 @@ int cmd_import_gpumode(const import_flags& f) {
   const std::string rel = (f.prefix.empty() ? std::string("gpumode") : f.prefix) + "/" + name_part(base);
   const fs::path dir = (f.out.empty() ? imported_problems_root() : fs::path(f.out)) / rel;
   fs::create_directories(dir);
+  unseal_problem_dir(dir);  // a re-import replaces the read-only files of the last one
   // The problem's own files (reference.py imports task.py, often ../utils.py).
   for (const char* name : {"reference.py", "task.yml", "task.py", "utils.py"}) {
     fs::path src = in / name;
@@ -360,6 +365,7 @@ int cmd_import_gpumode(const import_flags& f) {
                            {"ignored_arguments", res["ignored_arguments"]},
                            {"checked_tests", res["checked_tests"]}}}};
   std::ofstream(dir / "kjudge-import.json") << sidecar.dump(2) << "\n";
+  seal_problem_dir(dir);
   std::printf("imported %s  %s  (symbols %s; %zu tests, %zu benchmarks; check_implementation accepted ref_kernel on %d tests)\n",
               rel.c_str(), dir.string().c_str(), res["symbols"].dump().c_str(), res["tests"].size(),
               res["benchmarks"].size(), res.value("checked_tests", 0));
@@ -387,6 +393,21 @@ std::vector<std::string> parse_torch_baselines(const std::string& list) {
   return kinds;
 }
 
+// kjudge import seal DIR: the files as they are now become the problem's recorded content
+// (problem/integrity.hpp); the spec must still parse.
+int cmd_import_seal(const import_flags& f) {
+  const fs::path dir(f.path);
+  std::error_code ec;
+  if (!fs::is_regular_file(dir / "problem.toml", ec))
+    throw usage_error(dir.string() + ": expected a problem directory holding problem.toml, found none");
+  (void)parse_problem_file(dir / "problem.toml");
+  unseal_problem_dir(dir);
+  seal_problem_dir(dir);
+  std::printf("sealed %s: its files are now the problem's recorded content (%s)\n", dir.string().c_str(),
+              problem_manifest_file);
+  return 0;
+}
+
 void add_python_commands(CLI::App& app) {
   g_import = app.add_subcommand("import", "turn problems of other benchmarks into kjudge problems (KernelBench, GPU MODE)");
   g_import->require_subcommand(1);
@@ -403,6 +424,10 @@ void add_python_commands(CLI::App& app) {
   g_gpumode->add_option("--out", g_flags.out, "root for the generated problem directory (default: the store's data directory)");
   g_gpumode->add_option("--prefix", g_flags.prefix, "problem name prefix (default gpumode)");
   g_gpumode->add_option("--timeout", g_flags.timeout, "seconds allowed to inspect the problem");
+  g_seal = g_import->add_subcommand(
+      "seal", "record a problem directory's files as its content, after a deliberate edit (imported problems are "
+              "verified against it at every use)");
+  g_seal->add_option("DIR", g_flags.path, "the problem directory")->required();
 }
 
 bool run_python_command_if_selected(int& status) {
@@ -413,6 +438,10 @@ bool run_python_command_if_selected(int& status) {
   }
   if (g_gpumode->parsed()) {
     status = cmd_import_gpumode(g_flags);
+    return true;
+  }
+  if (g_seal->parsed()) {
+    status = cmd_import_seal(g_flags);
     return true;
   }
   status = 2;

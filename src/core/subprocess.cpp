@@ -21,7 +21,7 @@ command_result run_command(const std::vector<std::string>& argv, const command_o
   int pipefd[2];
   if (::pipe2(pipefd, O_CLOEXEC) != 0) throw internal_error(std::string("pipe: ") + std::strerror(errno));
   std::vector<std::string> env_s;
-  for (char** e = environ; *e != nullptr; ++e) {
+  for (char** e = environ; !o.clean_env && *e != nullptr; ++e) {
     std::string kv(*e);
     const auto eq = kv.find('=');
     if (eq != std::string::npos && o.extra_env.count(kv.substr(0, eq))) continue;

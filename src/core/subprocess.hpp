@@ -20,6 +20,7 @@ struct command_options {
   double timeout_seconds = 60;
   std::filesystem::path cwd;                       // empty: inherit
   std::map<std::string, std::string> extra_env;    // added to the inherited environment
+  bool clean_env = false;                          // true: extra_env is the whole environment
   std::size_t max_output = 1u << 20;               // bytes kept
 };
 

@@ -145,7 +145,8 @@ class cuda_backend final : public backend {
   mapped_host_buffer m_probe_a, m_probe_b;  // clock_sample[max_sm_slots]
   device_buffer m_flush;
   std::unique_ptr<nvml> m_nvml;
-  std::map<void*, std::size_t> m_live;      // base -> bytes allocated (guards included)
+  std::map<void*, std::size_t> m_live;      // allocation -> bytes allocated (guards included)
+  allocation_shift m_shift;
   std::size_t m_live_bytes = 0;
   unsigned int m_tag = 0;
   bool m_blocking = true;
@@ -295,30 +296,35 @@ guarded_buffer cuda_backend::allocate(std::size_t bytes, std::string label) {
   // [guard][data][guard] in one allocation: the data starts 4096 bytes in (keeping cudaMalloc's
   // 256-byte alignment) and the back guard at the first byte after the data, so a one-element
   // overrun lands on it.
-  const std::size_t total = guard_bytes + bytes + guard_bytes;
-  void* base = nullptr;
-  KJ_CUDA_CHECK(cudaMalloc(&base, total));
-  auto* p = static_cast<unsigned char*>(base);
+  // The whole is shifted from one allocation to the next (allocation_shift): cudaMalloc hands back
+  // the address it just freed, and a call's inputs would otherwise sit where the last call's did.
+  const std::size_t shift = m_shift.next();
+  const std::size_t total = shift + guard_bytes + bytes + guard_bytes;
+  void* allocation = nullptr;
+  KJ_CUDA_CHECK(cudaMalloc(&allocation, total));
+  auto* p = static_cast<unsigned char*>(allocation) + shift;
   const cudaStream_t s = m_stream.get();
   KJ_CUDA_CHECK(cudaMemsetAsync(p, canary_byte, guard_bytes, s));
   KJ_CUDA_CHECK(cudaMemsetAsync(p + guard_bytes + bytes, canary_byte, guard_bytes, s));
-  m_live[base] = total;
+  m_live[allocation] = total;
   m_live_bytes += total;
   guarded_buffer b;
-  b.base = base;
+  b.base = p;
   b.data = p + guard_bytes;
   b.bytes = bytes;
   b.label = std::move(label);
+  b.allocation = allocation;
+  b.allocation_bytes = total;
   return b;
 }
 
 void cuda_backend::release(guarded_buffer& b) {
   if (b.base != nullptr) {
-    if (auto it = m_live.find(b.base); it != m_live.end()) {
+    if (auto it = m_live.find(b.allocation); it != m_live.end()) {
       m_live_bytes -= it->second;
       m_live.erase(it);
     }
-    KJ_CUDA_CHECK(cudaFree(b.base));
+    KJ_CUDA_CHECK(cudaFree(b.allocation));
   }
   b = guarded_buffer{};
 }
@@ -435,6 +441,24 @@ std::vector<guard_violation> cuda_backend::check_guards(const guarded_buffer& b)
 }
 
 void cuda_backend::flush_cache() {
+  // Lines a call marked persisting survive an ordinary flush, and an access-policy window it left
+  // on the judge's stream would mark the next call's inputs persisting (tests/redteam/cuda/
+  // persisting_l2_softmax.cu): the window is cleared, the persisting lines reset to normal and
+  // the set-aside for them returned to 0 before every cold sample.
+  cudaStreamAttrValue no_window{};
+  no_window.accessPolicyWindow.base_ptr = nullptr;
+  no_window.accessPolicyWindow.num_bytes = 0;
+  no_window.accessPolicyWindow.hitRatio = 0.0f;
+  no_window.accessPolicyWindow.hitProp = cudaAccessPropertyNormal;
+  no_window.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
+  KJ_CUDA_CHECK(cudaStreamSetAttribute(m_stream.get(), cudaStreamAttributeAccessPolicyWindow, &no_window));
+  KJ_CUDA_CHECK(cudaCtxResetPersistingL2Cache());
+  // Devices without persisting L2 (before compute capability 8.0) refuse the limit: nothing to reset.
+  if (const cudaError_t e = cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0);
+      e == cudaErrorUnsupportedLimit || e == cudaErrorNotSupported)
+    (void)cudaGetLastError();
+  else
+    KJ_CUDA_CHECK(e);
   // A different byte each time, so no layer can recognise an unchanged buffer.
   const int value = static_cast<int>((m_tag * 37u + 11u) & 0xffu);
   KJ_CUDA_CHECK(cudaMemsetAsync(m_flush.get(), value, m_flush.bytes(), m_stream.get()));

@@ -79,6 +79,20 @@ std::optional<input_write_report> parse_input_write(const std::string& log) {
   return r;
 }
 
+std::optional<input_write_report> parse_sealed_write(const std::string& log) {
+  const auto at = log.rfind(sealed_write_marker);
+  if (at == std::string::npos) return std::nullopt;
+  const auto b0 = at + sealed_write_marker.size();
+  const auto b1 = log.find('\'', b0);
+  const auto o0 = log.find("offset=", b0);
+  if (b1 == std::string::npos || o0 == std::string::npos) return std::nullopt;
+  input_write_report r;
+  r.buffer = log.substr(b0, b1 - b0);
+  r.region = "sealed";
+  r.offset = std::strtoull(log.c_str() + o0 + 7, nullptr, 10);
+  return r;
+}
+
 std::optional<input_write_report> parse_late_write(const std::string& log) {
   const auto at = log.rfind(late_write_marker);
   if (at == std::string::npos) return std::nullopt;

@@ -63,6 +63,10 @@ std::optional<input_write_report> parse_input_write(const std::string& log);
 // released after the call (work still running after kj_run returned):
 //   kjudge-worker: late_write buffer='output y' offset=N
 inline constexpr std::string_view late_write_marker = "kjudge-worker: late_write buffer='";
+// A write to a sealed page of the worker's code (worker/detail/seal.hpp), named by the worker's
+// fault reporter: "kjudge-worker: sealed_write region='NAME PERMS' offset=N".
+inline constexpr std::string_view sealed_write_marker = "kjudge-worker: sealed_write region='";
+std::optional<input_write_report> parse_sealed_write(const std::string& log);
 std::optional<input_write_report> parse_late_write(const std::string& log);  // region "released"
 
 }  // namespace kjudge

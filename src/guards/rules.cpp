@@ -30,7 +30,8 @@ const std::vector<rule_info>& all_rules() {
       {"timed_output_mismatch", verdict_status::hack,
        "a randomly rechecked timed call produced a wrong output while checked calls were right"},
       {"timer_tamper", verdict_status::hack,
-       "reported times disagree with the controller's own clock (per sample, and over back-to-back batches)"},
+       "reported times disagree with the controller's own clock (per sample, and over back-to-back batches), or the "
+       "call wrote to the worker's sealed code (its clock, its copies)"},
       {"stale_output", verdict_status::hack,
        "a call returned an earlier call's result (cached by pointer, shape or partial content), not its own"},
       {"forged_message", verdict_status::hack,
@@ -48,6 +49,9 @@ const std::vector<rule_info>& all_rules() {
        "cuda: a checked call ran a kernel not compiled from the candidate's source, where the problem forbids library "
        "kernels"},
       {"faster_than_light", verdict_status::hack, "faster than the device's measured memory or compute ceiling allows"},
+      {"background_work", verdict_status::hack,
+       "the candidate's processes used CPU time while other parties were timed (work outside its own calls slows "
+       "the baselines)"},
   };
   return rules;
 }

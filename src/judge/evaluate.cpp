@@ -22,6 +22,7 @@
 #include "builder/builder.hpp"
 #include "core/error.hpp"
 #include "core/hash.hpp"
+#include "core/text.hpp"
 #include "guards/probes.hpp"
 #include "guards/rules.hpp"
 #include "judge/kernel_census.hpp"
@@ -31,10 +32,13 @@
 #include "oracle/oracle.hpp"
 #include "oracle/qr_check.hpp"
 #include "planner/planner.hpp"
+#include "pool/guardian.hpp"
 #include "pool/worker_process.hpp"
+#include "problem/integrity.hpp"
 #include "problem/registry.hpp"
 #include "protocol/messages.hpp"
 #include "stats/stats.hpp"
+#include "timing/background.hpp"
 #include "timing/ceilings.hpp"
 
 namespace kjudge {
@@ -110,6 +114,14 @@ struct rejection {
                      std::to_string(w->offset) + " byte(s) from its edge (inputs are read-only during a call)"},
                     ev);
       }
+      // A write to the worker's sealed code: an attempt to patch its clock or its copies.
+      if (const auto w = parse_sealed_write(f.log_tail); w && f.signal == SIGSEGV) {
+        ev["sealed_write"] = json{{"region", w->buffer}, {"offset", w->offset}};
+        reject_rule("timer_tamper",
+                    {what + ": a write to the worker's sealed code (" + w->buffer + ", byte " + std::to_string(w->offset) +
+                     "): the worker's clock and copies cannot be patched"},
+                    ev);
+      }
       // A write into an output the judge had already released: work still running after the call
       // returned (cpu backend; the buffer is gone, so the process faulted).
       if (const auto w = parse_late_write(f.log_tail); w && f.signal == SIGSEGV) {
@@ -165,6 +177,8 @@ struct evaluation_scope {
   bool qr_oracle = false;
   library_policy library;
   bool trace = true;  // eval_options::trace
+  // Per output: the envelope's group length (oracle.hpp error_envelope: 0 rows, 1 element-wise).
+  std::vector<std::size_t> envelope_groups;
   // The calls (shape, dtypes, scalars and distribution; not the seed) whose output needed the
   // full envelope once (envelope_key): their later reference runs ask for it at once, rather
   // than running the exact reference, failing the narrow envelope and running it again with the
@@ -284,7 +298,8 @@ reference_data reference_from_reply(worker_process& ref, const call_spec& c, boo
                                          c.outputs[static_cast<std::size_t>(i)], borrow));
     std::vector<const host_tensor*> ptrs{&d.ref_same[static_cast<std::size_t>(i)]};
     for (const auto& r : runs) ptrs.push_back(&r);
-    d.envelope.push_back(error_envelope(d.ref64[static_cast<std::size_t>(i)], ptrs));
+    const std::size_t group = static_cast<std::size_t>(i) < g_scope.envelope_groups.size() ? g_scope.envelope_groups[static_cast<std::size_t>(i)] : 0;
+    d.envelope.push_back(error_envelope(d.ref64[static_cast<std::size_t>(i)], ptrs, group));
     // Views cost nothing to keep; copies (not borrowed) would hold every run's output meanwhile.
     d.runs.push_back(borrow ? std::move(runs) : std::vector<host_tensor>{});
   }
@@ -782,14 +797,6 @@ std::optional<clock_check> batch_clock_ratio(worker_process& w, const call_spec&
   return cc;
 }
 
-// The SM clocks (MHz) of a party's counted samples: median, min, max and count; null without
-// readings (cpu, or a backend that gives none).
-json clock_summary(std::vector<double> mhz) {
-  if (mhz.empty()) return nullptr;
-  const auto [lo, hi] = std::minmax_element(mhz.begin(), mhz.end());
-  return json{{"median", stats::median(mhz)}, {"min", *lo}, {"max", *hi}, {"n", mhz.size()}};
-}
-
 struct timed_party {
   std::string name;
   std::filesystem::path source;
@@ -798,6 +805,98 @@ struct timed_party {
   bool is_candidate = false;
   bool is_python = false;  // a kjudge-worker-py party (torch): its warm-up calls are not traced (the census is)
 };
+
+// Each baseline's own A/A reference: before the rounds, every baseline is timed on every timed case
+// with the candidate's process group stopped (SIGSTOP: nothing of the candidate's runs, on any
+// core, meanwhile). After the rounds, baseline_drift compares each baseline's per-round medians,
+// taken beside the running candidate, with these.
+struct baseline_calibration {
+  std::size_t c = 0, q = 0;
+  std::vector<double> samples;  // seconds
+};
+constexpr int calibration_samples = 5;
+
+// Sends SIGSTOP to a worker's group now and SIGCONT when destroyed (also when a request throws).
+class stopped_group {
+ public:
+  explicit stopped_group(pid_t pgid) : m_pgid(pgid) {
+    if (m_pgid > 0) ::kill(-m_pgid, SIGSTOP);
+  }
+  stopped_group(const stopped_group&) = delete;
+  stopped_group& operator=(const stopped_group&) = delete;
+  ~stopped_group() {
+    if (m_pgid > 0) ::kill(-m_pgid, SIGCONT);
+  }
+
+ private:
+  pid_t m_pgid;
+};
+
+std::vector<baseline_calibration> calibrate_baselines(const std::vector<timed_party>& parties,
+                                                      const std::vector<const planned_case*>& bench,
+                                                      const eval_options& o, std::uint64_t secret) {
+  std::vector<baseline_calibration> out;
+  if (parties.size() < 2) return out;
+  const stopped_group stopped(parties[0].worker->pid());
+  for (std::size_t c = 0; c < bench.size(); ++c) {
+    const call_spec base_call = to_call(*bench[c]);
+    for (std::size_t q = 1; q < parties.size(); ++q) {
+      worker_process& w = *parties[q].worker;
+      const std::string ctx = "calibration of " + parties[q].name + " on " + bench[c]->id;
+      get_json(w.request(json{{"type", "time_begin"}, {"call", to_json(base_call)}, {"mode", o.mode}}, o.call_timeout_seconds),
+               ctx, "time_ready");
+      baseline_calibration cal{c, q, {}};
+      for (int i = 0; i < calibration_samples; ++i) {
+        const std::uint64_t seed = mix_seed(secret, 0x63616c6962000000ULL + (c << 16) + (q << 8) + static_cast<std::uint64_t>(i));
+        const json smp = get_json(w.request(json{{"type", "sample"}, {"seed", seed}}, o.call_timeout_seconds), ctx, "sampled");
+        if (smp.value("rc", 0) == 0 && smp.value("seconds", -1.0) >= 0) cal.samples.push_back(smp["seconds"].get<double>());
+        get_json(w.request(json{{"type", "discard"}}, o.call_timeout_seconds), ctx, "discarded");
+      }
+      get_json(w.request(json{{"type", "time_end"}}, o.call_timeout_seconds), ctx, "time_done");
+      out.push_back(std::move(cal));
+    }
+  }
+  return out;
+}
+
+// A baseline whose rounds ran slower than its calibration beyond the calibration's own spread (and
+// by at least 10%) is flagged: something slowed it while the candidate ran. A flag, not a verdict:
+// the rule background_work judges the candidate's CPU time; this also sees what takes no CPU time
+// of the candidate's (work it queued on a device, say) and what the machine did meanwhile.
+json baseline_drift(const std::vector<baseline_calibration>& calibration,
+                    const std::vector<std::vector<std::vector<double>>>& per_round, const std::vector<timed_party>& parties,
+                    const std::vector<const planned_case*>& bench) {
+  json out = json::array();
+  for (const auto& cal : calibration) {
+    const auto& rounds = per_round[cal.c][cal.q];
+    if (cal.samples.empty() || rounds.empty()) continue;
+    const double calib = stats::median(cal.samples);
+    const auto [lo, hi] = std::minmax_element(cal.samples.begin(), cal.samples.end());
+    const double spread = calib > 0 ? (*hi - *lo) / calib : 0.0;
+    const double timed = stats::median(rounds);
+    const double ratio = calib > 0 ? timed / calib : 1.0;
+    const double allowed = 1.0 + std::max(0.10, 2.0 * spread);
+    out.push_back(json{{"case", bench[cal.c]->id},
+                       {"party", parties[cal.q].name},
+                       {"calibration_median_s", calib},
+                       {"calibration_spread", spread},
+                       {"calibration_samples", cal.samples.size()},
+                       {"rounds_median_s", timed},
+                       {"ratio", ratio},
+                       {"allowed_ratio", allowed},
+                       {"drift", ratio > allowed}});
+  }
+  return out;
+}
+
+// The SM clocks (MHz) of a party's counted samples: median, min, max and count; null without
+// readings (cpu, or a backend that gives none).
+json clock_summary(std::vector<double> mhz) {
+  if (mhz.empty()) return nullptr;
+  const auto [lo, hi] = std::minmax_element(mhz.begin(), mhz.end());
+  return json{{"median", stats::median(mhz)}, {"min", *lo}, {"max", *hi}, {"n", mhz.size()}};
+}
+
 
 // Host memory the evaluation will touch at its largest call: the reference worker's arena
 // (inputs, same-dtype, perturbed and float64 outputs), the candidate's (two output sets, the
@@ -984,6 +1083,7 @@ json evaluate(const eval_options& o) {
     ~scope_guard() { g_scope = evaluation_scope{}; }
   } scope_reset;
   g_scope.tf32_envelope = o.tf32 && p.tf32_allowed;
+  for (const auto& out : p.outputs) g_scope.envelope_groups.push_back(out.envelope_group == error_group::element_wise ? 1 : 0);
   g_scope.qr_oracle = p.check == "qr";
   g_scope.trace = o.trace;
   // GPU MODE imports: a Python candidate gets generate_input's inputs and check_implementation's
@@ -994,7 +1094,8 @@ json evaluate(const eval_options& o) {
               {"kjudge_version", KJUDGE_VERSION},
               {"created_at", utc_now()},
               {"problem", {{"name", p.name}, {"dtype", std::string(dtype_name(variant))}, {"device", o.device},
-                           {"spec", p.file.string()}}},
+                           {"spec", p.file.string()}, {"spec_sha256", sha256_hex(read_file(p.file))},
+                           {"content_sha256", problem_content_sha256(p.dir)}}},
               {"candidate", {{"path", std::filesystem::absolute(o.candidate).string()}, {"sha256", candidate_sha}, {"info", ""}}},
               {"device", o.device},
               {"mode", o.mode},
@@ -1023,6 +1124,10 @@ json evaluate(const eval_options& o) {
   po.hidden_count = o.hidden_count;
   const case_plan plan = plan_cases(p, po);
   std::uint64_t secret = po.secret_seed;
+  // The secret never appears in text a party wrote that the judge keeps (core/text.hpp).
+  register_secret(std::to_string(secret));
+  register_secret(seed_hex(secret));
+  register_secret(fmt::format("{:x}", secret));
   std::mt19937_64 decision_rng(mix_seed(secret, 0x7265636865636bULL));  // recheck choices
   // --shape-scale (KernelBench imports, docs/python.md): hidden cases at other sizes, judged with a
   // reference (and a Python candidate) constructed under the variant's constants.
@@ -1039,18 +1144,55 @@ json evaluate(const eval_options& o) {
   const auto scratch_root = cache_root() / "scratch" / (std::to_string(::getpid()) + "-" + candidate_sha.substr(0, 12));
   std::vector<std::unique_ptr<worker_process>> workers;  // kept alive until the end
 
-  auto finish = [&](const verdict& v) {
+  auto finish = [&](const verdict& given) {
+    // A call the sandbox refused in a candidate's process (or a process it started) is evidence
+    // whatever else the candidate did: the verdict is sandbox_violation (pool/syscall_monitor.hpp).
+    verdict v = given;
+    json denied = json::object();
+    json candidate_denied = json::array();
+    for (auto& w : workers) {
+      const auto calls = w->denied_calls();
+      if (calls.empty()) continue;
+      json list = json::array();
+      for (const auto& d : calls) list.push_back(json{{"pid", d.pid}, {"syscall", d.syscall}, {"at_s", d.at_seconds}});
+      denied[w->options().scratch_dir.filename().string()] = list;
+      if (w->options().role == "candidate") candidate_denied.insert(candidate_denied.end(), list.begin(), list.end());
+    }
+    if (!denied.empty()) result["sandbox_denied"] = denied;
+    if (!candidate_denied.empty()) {
+      std::set<std::string> names;
+      for (const auto& d : candidate_denied) names.insert(d["syscall"].get<std::string>());
+      std::string what;
+      for (const auto& n : names) what += (what.empty() ? "" : ", ") + n;
+      verdict violation;
+      violation.status = rule("sandbox_violation").status;
+      violation.rule = "sandbox_violation";
+      violation.reasons = {fmt::format("the sandbox refused {} system call(s) of the candidate's processes ({}); "
+                                       "the verdict it would otherwise have had: {}",
+                                       candidate_denied.size(), what, std::string(verdict_status_name(given.status)))};
+      violation.evidence = json{{"denied", candidate_denied}, {"verdict_otherwise", given.to_json()}};
+      v = violation;
+    }
     result["verdict"] = v.to_json();
     result["time_to_verdict_s"] = since(t_start);
     phase_seconds[current_phase] += since(phase_mark);
     result["phases_s"] = phase_seconds;
     for (auto& w : workers) w->stop();
+    // Processes a worker's group still held when it was stopped: killed then (the sandbox keeps
+    // every descendant in the group), listed here by worker.
+    json left = json::object();
+    for (auto& w : workers)
+      if (!w->left_behind().empty()) left[w->options().scratch_dir.filename().string()] = to_json(w->left_behind());
+    if (!left.empty()) result["processes_left_behind"] = left;
     std::error_code ec;
     // KJUDGE_KEEP_SCRATCH=1 keeps the workers' scratch directories and logs (debugging).
-    if (const char* keep = std::getenv("KJUDGE_KEEP_SCRATCH"); keep == nullptr || std::string(keep) != "1")
+    if (const char* keep = std::getenv("KJUDGE_KEEP_SCRATCH"); keep == nullptr || std::string(keep) != "1") {
       std::filesystem::remove_all(scratch_root, ec);
+      guardian::forget_directory(scratch_root);
+    }
     return result;
   };
+  guardian::watch_directory(scratch_root);
 
   try {
     // Build: the reference and baselines (trusted, cached) and the candidate.
@@ -1086,6 +1228,9 @@ json evaluate(const eval_options& o) {
     result["build"] = json{{"compiler", cand_build.compiler}, {"command", cand_build.command},
                            {"seconds", cand_build.seconds}, {"cached", cand_build.cached},
                            {"resources", cand_build.resources}};
+    // A cached build that failed its check was rebuilt (builder.hpp): said here, per party.
+    for (const auto* b : {&cand_build, &ref_build})
+      if (!b->cache_note.empty()) result["build"]["cache_notes"].push_back(b->cache_note);
     progress("build", 1, 1, cand_build.cached ? "cached" : "compiled");
     g_scope.library = library_policy{};
     if (!p.library_kernels && o.device == "cuda" && !python_candidate) {
@@ -1292,6 +1437,7 @@ json evaluate(const eval_options& o) {
       if (auto f = std::get<worker_process>(cand_started).await_ready()) cand_started = std::move(*f);
     worker_process* cand = adopt_worker(std::move(cand_started), "candidate", "candidate");
     result["candidate"]["info"] = cand->ready().value("info", "");
+    result["candidate"]["load"] = cand->load_report();
     result["env"] = environment_json(cand->ready().value("env", json::object()));
 
     // Correctness: public cases, then hidden cases; a few repeated for determinism.
@@ -1375,16 +1521,21 @@ json evaluate(const eval_options& o) {
       }
       const int repeats = (!hidden || repeats_left_hidden-- > 0) ? 2 : 1;
       const std::string context = "case " + pc->id;
+      // The candidate process's threads around the call, as the kernel counts them: a call that
+      // leaves threads behind is told from one that joins them (evidence beside deferred_work).
+      const int threads_before = cand->usage(false).threads;
       json ran = get_json(cand->request(json{{"type", "run"}, {"call", to_json(call)}, {"repeats", repeats}, {"trace", o.trace}},
                                         o.call_timeout_seconds * repeats),
                           context, "ran");
+      const int threads_after = cand->usage(false).threads;
       json base{{"id", pc->id}, {"kind", std::string(case_kind_name(pc->kind))}, {"shape", pc->shape_string()},
-                {"symbols", pc->symbols}, {"distribution", call.distribution}, {"seed", seed_hex(call.seed)}};
+                {"symbols", pc->symbols}, {"distribution", call.distribution}, {"seed", seed_hex(call.seed)},
+                {"threads", {{"before", threads_before}, {"after", threads_after}}}};
       for (const auto& rc : ran["rc"])
         if (rc.get<int>() != 0)
           reject_rule("nonzero_return",
                       {context + " (" + pc->shape_string() + "): kj_run returned " + rc.dump() +
-                       (ran.value("exception", "").empty() ? "" : " (exception: " + ran.value("exception", "") + ")")},
+                       (ran.value("exception", "").empty() ? "" : " (exception: " + untrusted_text(ran.value("exception", ""), 2000) + ")")},
                       json{{"case", base}});
       check_evidence(ran, context);
       const auto layout = candidate_layout(call, repeats);
@@ -1563,6 +1714,7 @@ json evaluate(const eval_options& o) {
       if (b.device != o.device) continue;
       const auto bf = baseline_builds.find(b.name);
       const build_result bb = bf != baseline_builds.end() ? bf->second.get() : build_candidate(build_request{b.source, o.device});
+      if (!bb.cache_note.empty()) result["build"]["cache_notes"].push_back(bb.cache_note);
       if (!bb.ok) throw internal_error("baseline " + b.name + " does not compile:\n" + bb.diagnostics);
       parties.push_back({b.name, b.source, bb.source_sha256, start_worker(bb.library, "baseline", "baseline-" + b.name), false});
     }
@@ -1759,6 +1911,19 @@ json evaluate(const eval_options& o) {
       warm_up_parties();
       restart_seconds += since(t0);
     };
+    // cpu: samples are set aside by the machine's load from outside the evaluation (cuda sets
+    // them aside by SM clock). Every process of the evaluation: the controller, each party's
+    // worker and what it started, the reference's worker.
+    const bool measure_switches = o.device == "cpu";
+    constexpr double disturbance_share = 0.2;  // foreign CPU seconds per wall second of a sample index
+    auto eval_processes = [&]() {
+      std::vector<pid_t> pids{::getpid()};
+      for (const auto& pt : parties) pids.push_back(pt.worker->pid());
+      if (ref != nullptr) pids.push_back(ref->pid());
+      return pids;
+    };
+    background_meter background;
+    const std::vector<baseline_calibration> calibration = calibrate_baselines(parties, bench, o, secret);
     const int rechecks_per_round = o.rechecks_per_round >= 0 ? o.rechecks_per_round : (o.device == "cuda" ? 1 : 2);
     std::vector<int> last_round_samples(nc, 0);  // the candidate's timed calls per case in the last round
     while (rounds < o.max_rounds) {
@@ -1808,13 +1973,23 @@ json evaluate(const eval_options& o) {
           call_spec sc = base_call;
           sc.seed = mix_seed(secret, (static_cast<std::uint64_t>(rounds) << 40) ^ (static_cast<std::uint64_t>(c) << 32) ^
                                          static_cast<std::uint64_t>(i) ^ 0x5a5a000000000000ULL);
-          bool all_enough = true;
           std::size_t keep_party = np;  // the candidate, when its sample i is to be rechecked
+          std::vector<double> secs_of(np, -1.0);
+          // CPU time of processes outside this evaluation while sample i of every party ran
+          // (machine_window): the evidence on which sample i is set aside, for every party at
+          // once. No party decides it: not by a count it reports (a party could drop its own slow
+          // samples), nor by one it can provoke (its own threads and processes are counted as
+          // its own).
+          const machine_window window = machine_window::open(eval_processes());
+          const auto window_t0 = clock_type::now();
           for (std::size_t q : order) {
             worker_process& w = *parties[q].worker;
+            // The candidate's CPU time while another party is timed (timing/background.hpp).
+            if (!parties[q].is_candidate) background.before_other(*parties[0].worker);
             const auto w0 = clock_type::now();
             json s = get_json(w.request(json{{"type", "sample"}, {"seed", sc.seed}}, o.call_timeout_seconds), ctx, "sampled");
             const double wall = since(w0);
+            if (!parties[q].is_candidate) background.after_other(*parties[0].worker, wall);
             sample_seconds += wall;
             const double secs = s.value("seconds", -1.0);
             if (s.value("rc", 0) != 0) reject_rule("nonzero_return", {ctx + ": kj_run returned " + s["rc"].dump()});
@@ -1822,24 +1997,11 @@ json evaluate(const eval_options& o) {
               reject_rule("timer_tamper", {ctx + ": the worker reported " + std::to_string(secs) +
                                            " s for a call the controller saw take at most " + std::to_string(wall) + " s"});
             wall_overhead.push_back(wall - secs);
-            // A sample during which the OS preempted the call is set aside; it is used only if
-            // too few undisturbed samples come within the budget (a saturated machine).
-            const bool disturbed = s.contains("extra") && s["extra"].value("involuntary_switches", 0L) > 0;
+            secs_of[q] = secs;
             if (s.contains("extra") && s["extra"].is_object() && s["extra"].value("hold", std::string()) == "timed out")
               ++unblocked_samples[parties[q].name];
             if (s.contains("extra") && s["extra"].contains("sm_mhz"))
               clocked[q].emplace_back(secs, s["extra"]["sm_mhz"].is_number() ? s["extra"]["sm_mhz"].get<double>() : 0.0);
-            (disturbed ? set_aside[q] : xs[q]).push_back(secs);
-            if (disturbed) ++disturbed_samples;
-            const bool over_budget = since(case_t0) > case_budget;
-            if (over_budget && static_cast<int>(xs[q].size()) < o.min_samples_per_round && !set_aside[q].empty()) {
-              xs[q].insert(xs[q].end(), set_aside[q].begin(), set_aside[q].end());
-              used_disturbed += set_aside[q].size();
-              set_aside[q].clear();
-            }
-            const bool enough = static_cast<int>(xs[q].size()) >= o.min_samples_per_round &&
-                                (stats::median_ci_relative_halfwidth(xs[q]) <= o.target_halfwidth || over_budget);
-            all_enough = all_enough && enough;
             // Whether this timed call is rechecked is decided only now, after it returned, so
             // nothing in the worker can know in advance which calls count.
             const bool keep = parties[q].is_candidate && checks_left > 0 && !recheck_at.empty() && i >= recheck_at.back();
@@ -1848,6 +2010,25 @@ json evaluate(const eval_options& o) {
             } else {
               get_json(w.request(json{{"type", "discard"}}, o.call_timeout_seconds), ctx, "discarded");
             }
+          }
+          // A sample index during which other processes took a share of the machine is set aside
+          // for every party; set-aside samples are used only if too few others come within the
+          // budget (a saturated machine).
+          const double foreign = window.foreign_seconds(eval_processes());
+          const bool disturbed = measure_switches && foreign >= disturbance_share * since(window_t0);
+          bool all_enough = true;
+          const bool over_budget = since(case_t0) > case_budget;
+          for (std::size_t q = 0; q < np; ++q) {
+            (disturbed ? set_aside[q] : xs[q]).push_back(secs_of[q]);
+            if (disturbed) ++disturbed_samples;
+            if (over_budget && static_cast<int>(xs[q].size()) < o.min_samples_per_round && !set_aside[q].empty()) {
+              xs[q].insert(xs[q].end(), set_aside[q].begin(), set_aside[q].end());
+              used_disturbed += set_aside[q].size();
+              set_aside[q].clear();
+            }
+            const bool enough = static_cast<int>(xs[q].size()) >= o.min_samples_per_round &&
+                                (stats::median_ci_relative_halfwidth(xs[q]) <= o.target_halfwidth || over_budget);
+            all_enough = all_enough && enough;
           }
           // The recheck runs once every party has its sample i: the GPU work and the idle time of a
           // recheck then precede the first sample of i + 1, a party drawn by the next shuffle, and
@@ -1944,13 +2125,23 @@ json evaluate(const eval_options& o) {
       epoch_of_round.push_back(epoch);
     }
     progress("timing", rounds, rounds, "done");
+    // Work of the candidate's processes while other parties were timed (rule background_work),
+    // and each baseline's rounds against its calibration with the candidate stopped.
+    const json background_evidence = background.evidence();
+    if (background.excessive())
+      reject_rule("background_work",
+                  {fmt::format("the candidate's processes used {:.3f} s of CPU time while other parties were timed "
+                               "({:.0f}% of those {:.3f} s); a party's work must stay inside its own calls",
+                               background.cpu_seconds(), 100.0 * background.fraction(), background.wall_seconds())},
+                  json{{"background", background_evidence}});
+    const json drift = baseline_drift(calibration, per_round, parties, bench);
 
     // The worker's clock against the controller's (rule timer_tamper): the per-sample check above
     // catches a worker reporting more time than passed, this one a clock made to run slow (code
     // patched in the worker). The reference baseline is the control: the candidate is accused
     // only when the control's ratio is sane and the candidate's is far below it on every attempt.
     json clock_evidence = nullptr;
-    if (o.device == "cpu" && !python_candidate && parties.size() > 1 && parties[1].name == "reference") {
+    if (o.device == "cpu" && parties.size() > 1 && parties[1].name == "reference") {
       constexpr double tamper_below = 0.6;  // reported/wall; an honest clock gives 0.9-1.0
       constexpr double control_above = 0.8;
       constexpr double batch_target_s = 0.1;  // wall time of the difference of the two batches
@@ -2132,9 +2323,12 @@ json evaluate(const eval_options& o) {
              {"disturbed_samples",
               {{"set_aside", disturbed_samples - static_cast<long>(used_disturbed)},
                {"used", used_disturbed},
-               {"criterion", "involuntary context switches during the call"}}},
+               {"criterion", "CPU time of processes outside the evaluation during a sample index, at least 0.2 of its "
+                             "wall time (/proc/stat against the evaluation's own processes); set aside for every party"}}},
              {"seconds", since(t_timing)}};
     result["timing"]["clock_check"] = clock_evidence;
+    result["timing"]["background"] = background_evidence;
+    result["timing"]["baseline_calibration"] = drift;
     if (!census_sets.empty())
       result["timing"]["kernel_census"] =
           json{{"method",

@@ -8,6 +8,7 @@
 
 #include "builder/builder.hpp"
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "protocol/messages.hpp"
 #include "core/hash.hpp"
 #include "core/subprocess.hpp"
@@ -300,7 +301,11 @@ nlohmann::json python_stats(worker_process& w, double timeout_s) {
     return nlohmann::json{{"worker_failure", f.message}, {"log_tail", f.log_tail}};
   }
   const auto& j = std::get<nlohmann::json>(r);
-  return j.value("stats", nlohmann::json());
+  // Written inside the party's process (which may be a candidate's): at most 16 KiB of printable
+  // text, kept as JSON when it still parses, else as the text.
+  const std::string text = untrusted_text(j.value("stats", nlohmann::json()).dump(), 16384);
+  auto stats = nlohmann::json::parse(text, nullptr, false);
+  return stats.is_discarded() ? nlohmann::json{{"unparsed", text}} : stats;
 }
 
 nlohmann::json python_inspect(const python_setup& ps, const nlohmann::json& request, double timeout) {

@@ -138,13 +138,15 @@ double order_statistic(std::vector<double>& v, std::size_t percent) {
 }
 }  // namespace
 
-envelope_values error_envelope(const host_tensor& ref64, const std::vector<const host_tensor*>& same_dtype_runs) {
+envelope_values error_envelope(const host_tensor& ref64, const std::vector<const host_tensor*>& same_dtype_runs,
+                               std::size_t group_length) {
   const std::size_t n = ref64.numel();
   for (const host_tensor* t : same_dtype_runs) require_same_numel(ref64, *t, "error_envelope");
   if (n == 0) return envelope_values(0, 1, {});
   // Rows share their intermediates (mean, variance, max, sum, a row of a matmul's A): the row's
-  // worst sample is the conditioning of every element in it.
-  const std::size_t row_len = std::max<std::size_t>(1, ref64.desc().row_length());
+  // worst sample is the conditioning of every element in it. An element-wise output's "rows" are
+  // single elements.
+  const std::size_t row_len = std::max<std::size_t>(1, group_length != 0 ? group_length : ref64.desc().row_length());
   const std::size_t rows = (n + row_len - 1) / row_len;
   std::vector<double> row_err(rows, 0.0), row_scale(rows, 0.0);
   // Whether some element of the row moved in some run (live); pinned elements, which every run

@@ -50,7 +50,8 @@ struct compare_result {
 };
 
 // The per-element error envelope (output units), see error_envelope. Every element of a row
-// (the last-dimension slice) has the same value, so it is kept per row: the per-element form of
+// (the last-dimension slice, or one element for element-wise outputs) has the same value, so it
+// is kept per row: the per-element form of
 // an 8192 x 8192 output was 512 MiB allocated, page-faulted and written on every recheck. The
 // exceptions are the elements at a kink (see error_envelope): their indices, ascending, and the
 // tensor's typical row error that lifts them.
@@ -102,7 +103,13 @@ compare_result compare_output_envelope(const host_tensor& out, const host_tensor
 // rows share their intermediates); s_r = max |ref64| over the row; q = the lower median over rows
 // of E_r / s_r. Every element of row r gets max(E_r, q * s_r): a row where the reference's own
 // rounding was small by luck is lifted to the typical same-dtype error at its scale.
-envelope_values error_envelope(const host_tensor& ref64, const std::vector<const host_tensor*>& same_dtype_runs);
+// group_length: the elements that share an envelope, consecutive (0: the last dimension's rows;
+// 1: every element alone, for an element-wise output: tensor_spec::envelope_group). Row-wise, a
+// small element of a row that holds large ones may err by the large ones' error; element-wise, by
+// its own (tanh-approximated GELU erred by 116% on small elements of a `wide` case and passed
+// row-wise).
+envelope_values error_envelope(const host_tensor& ref64, const std::vector<const host_tensor*>& same_dtype_runs,
+                               std::size_t group_length = 0);
 
 // Moves every finite f32 element to one of its two neighbouring TF32 values (10 explicit
 // mantissa bits), the direction drawn from `seed`; elements already on the TF32 grid stay. Other

@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <optional>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -20,6 +22,11 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
+#include "pool/detail/private_mounts.hpp"
+#include "pool/guardian.hpp"
+#include "pool/process_census.hpp"
+#include "pool/syscall_monitor.hpp"
 
 namespace kjudge {
 
@@ -98,7 +105,8 @@ worker_process::worker_process(worker_process&& o) noexcept
     : m_options(std::move(o.m_options)), m_pid(std::exchange(o.m_pid, -1)),
       m_channel(std::move(o.m_channel)), m_arena(std::move(o.m_arena)),
       m_ready(std::move(o.m_ready)), m_log(std::move(o.m_log)), m_sent_type(std::move(o.m_sent_type)),
-      m_sent_at(o.m_sent_at) {}
+      m_sent_at(o.m_sent_at), m_left_behind(std::move(o.m_left_behind)), m_monitor_key(o.m_monitor_key),
+      m_launched_at(o.m_launched_at), m_load(std::move(o.m_load)) {}
 
 worker_process& worker_process::operator=(worker_process&& o) noexcept {
   if (this != &o) {
@@ -111,6 +119,10 @@ worker_process& worker_process::operator=(worker_process&& o) noexcept {
     m_log = std::move(o.m_log);
     m_sent_type = std::move(o.m_sent_type);
     m_sent_at = o.m_sent_at;
+    m_left_behind = std::move(o.m_left_behind);
+    m_monitor_key = o.m_monitor_key;
+    m_launched_at = o.m_launched_at;
+    m_load = std::move(o.m_load);
   }
   return *this;
 }
@@ -126,6 +138,11 @@ std::variant<worker_process, worker_failure> worker_process::launch(const worker
 
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+    throw internal_error(std::string("socketpair: ") + std::strerror(errno));
+  // Descriptor 5 of the worker: where it hands the controller its seccomp listener (a worker that
+  // may start processes; pool/syscall_monitor.hpp).
+  int handoff[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, handoff) != 0)
     throw internal_error(std::string("socketpair: ") + std::strerror(errno));
   const int log_fd = ::open(w.m_log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (log_fd < 0) throw internal_error("cannot create " + w.m_log.string() + ": " + std::strerror(errno));
@@ -146,9 +163,18 @@ std::variant<worker_process, worker_failure> worker_process::launch(const worker
                            "CUDA_MODULE_LOADING", "NVIDIA_VISIBLE_DEVICES", "KJUDGE_SANDBOX_READ",
                            "KJUDGE_CUPTI_DETACH"})
     if (const char* v = std::getenv(keep)) env_s.push_back(std::string(keep) + "=" + v);
+  // The child writes what its private mounts applied into this entry (worker/sandbox.cpp reports
+  // it): room reserved now, since the child may not allocate.
+  const std::string ns_prefix = "KJUDGE_NAMESPACES=";
+  env_s.push_back(ns_prefix + std::string(200, ' '));
+  char* ns_report = env_s.back().data() + ns_prefix.size();
+  const std::size_t ns_capacity = 200;
   std::vector<char*> envp;
   for (auto& s : env_s) envp.push_back(s.data());
   envp.push_back(nullptr);
+  std::optional<detail::private_mounts> mounts;
+  if (o.sandbox) mounts.emplace(o.scratch_dir.string());
+  else std::snprintf(ns_report, ns_capacity, "none: the worker runs without the sandbox");
   std::vector<char*> argv;
   for (const auto& a : o.launcher) argv.push_back(const_cast<char*>(a.c_str()));
   for (const char* a : {exe_s.c_str(), "--arena-bytes", arena_s.c_str()}) argv.push_back(const_cast<char*>(a));
@@ -159,7 +185,11 @@ std::variant<worker_process, worker_failure> worker_process::launch(const worker
   const int arena_fd = w.m_arena.fd();
 
   const pid_t pid = ::fork();
-  if (pid < 0) throw internal_error(std::string("fork: ") + std::strerror(errno));
+  if (pid < 0) {
+    ::close(handoff[0]);
+    ::close(handoff[1]);
+    throw internal_error(std::string("fork: ") + std::strerror(errno));
+  }
   if (pid == 0) {
     // Child: only async-signal-safe calls from here to execve.
     ::setpgid(0, 0);
@@ -172,9 +202,11 @@ std::variant<worker_process, worker_failure> worker_process::launch(const worker
     // fds 3 and 4 are the channel and the arena; dup via high numbers to avoid clobbering.
     const int c2 = ::fcntl(child_fd, F_DUPFD, 100);
     const int a2 = ::fcntl(arena_fd, F_DUPFD, 100);
+    const int h2 = ::fcntl(handoff[1], F_DUPFD, 100);
     ::dup2(c2, 3);
     ::dup2(a2, 4);
-    ::syscall(SYS_close_range, 5u, ~0u, 0u);
+    ::dup2(h2, 5);
+    ::syscall(SYS_close_range, 6u, ~0u, 0u);
     rlimit rl{};
     if (o.memory_limit_bytes > 0) {
       rl.rlim_cur = rl.rlim_max = o.memory_limit_bytes;
@@ -193,11 +225,16 @@ std::variant<worker_process, worker_failure> worker_process::launch(const worker
     // thread bomb for non-root users (root is exempt from this limit).
     rl.rlim_cur = rl.rlim_max = 4096;
     ::setrlimit(RLIMIT_NPROC, &rl);
+    if (mounts) mounts->apply(ns_report, ns_capacity);
     if (::chdir(o.scratch_dir.c_str()) != 0) ::_exit(121);
     ::execve(program.c_str(), argv.data(), envp.data());
     ::_exit(127);
   }
   ::setpgid(pid, pid);  // also from the parent, so the group exists before any kill
+  guardian::watch_group(pid);
+  ::close(handoff[1]);
+  w.m_monitor_key = syscall_monitor::expect(handoff[0]);
+  w.m_launched_at = std::chrono::steady_clock::now();
   ::close(sv[1]);
   ::close(log_fd);
   w.m_pid = pid;
@@ -219,11 +256,21 @@ std::optional<worker_failure> worker_process::await_ready() {
     return f;
   }
   m_ready = std::get<json>(std::move(r));
+  // kj_info (or a Python party's description) comes from the party's process: a short printable
+  // line for the loop's family table, never a channel for anything else.
+  if (m_ready.contains("info")) m_ready["info"] = untrusted_text(m_ready.value("info", std::string()), 512);
   if (m_ready.value("type", "") != "ready") {
     worker_failure f{worker_fault::forged_message, "unexpected first message: " + m_ready.dump().substr(0, 200)};
     stop();
     return f;
   }
+  // What loading the party took and left running (a shared object's constructors, a Python
+  // party's import), as the kernel counts it.
+  const process_usage u = usage();
+  m_load = json{{"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - m_launched_at).count()},
+                {"cpu_s", u.cpu_seconds},
+                {"threads", u.threads},
+                {"descendants", u.descendants}};
   return std::nullopt;
 }
 
@@ -251,7 +298,7 @@ worker_reply worker_process::receive(double timeout_s) {
         worker_failure f;
         f.kind = worker_fault::worker_error;
         f.error_kind = m.value("kind", "internal");
-        f.message = m.value("message", "");
+        f.message = untrusted_text(m.value("message", ""), 4000);
         f.log_tail = log_tail();
         return f;
       }
@@ -303,6 +350,8 @@ worker_failure worker_process::classify_death(worker_fault fallback, const std::
   // No status to classify by (seen once on the H200 with a torch worker): say why.
   if (r < 0) f.message += " (wait4 on pid " + std::to_string(m_pid) + ": " + std::strerror(errno) + ")";
   ::kill(-m_pid, SIGKILL);  // anything it left behind in its group
+  reap_group(m_pid);
+  guardian::forget_group(m_pid);
   m_pid = -1;
   f.max_rss_kb = ru.ru_maxrss;
   f.log_tail = log_tail();
@@ -353,7 +402,7 @@ std::string worker_process::log_tail() const {
   const long long want = 2000;  // bytes
   in.seekg(size > want ? size - want : 0);
   std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return s;
+  return untrusted_text(s, static_cast<std::size_t>(want));
 }
 
 void worker_process::stop() {
@@ -366,11 +415,31 @@ void worker_process::stop() {
       r = ::waitpid(m_pid, &status, WNOHANG);
       if (r == 0) std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
+    // Whatever of the worker's group outlived it (or is still beside it after the grace): killed
+    // with the group and counted. The sandbox forbids leaving the group (setsid, setpgid), so the
+    // group holds every descendant; those orphaned meanwhile are the controller's to reap (it is
+    // their subreaper, process_census.hpp).
+    m_left_behind = group_members(m_pid, m_pid);
     ::kill(-m_pid, SIGKILL);
     if (r == 0) ::waitpid(m_pid, &status, 0);
+    for (int i = 0; i < 50 && !group_members(m_pid, -1).empty(); ++i) {
+      reap_group(m_pid);
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    reap_group(m_pid);
+    guardian::forget_group(m_pid);
     m_pid = -1;
   }
   m_channel.close();
+}
+
+std::vector<denied_call> worker_process::denied_calls() const {
+  return m_monitor_key > 0 ? syscall_monitor::denied(m_monitor_key) : std::vector<denied_call>{};
+}
+
+process_usage worker_process::usage(bool with_descendants) const {
+  if (m_pid <= 0) return {};
+  return read_process_usage(m_pid, with_descendants);
 }
 
 }  // namespace kjudge

@@ -13,6 +13,8 @@
 #include <variant>
 #include <vector>
 
+#include "pool/process_census.hpp"
+#include "pool/syscall_monitor.hpp"
 #include "protocol/channel.hpp"
 
 namespace kjudge {
@@ -90,13 +92,25 @@ class worker_process {
   worker_reply receive(double timeout_s);
 
   [[nodiscard]] const json& ready() const { return m_ready; }
+  // Measured by the controller when the worker became ready: `seconds` from launch (loading the
+  // party: a shared object's constructors, a Python party's import), and the kernel's `cpu_s`,
+  // `threads` and `descendants` of the worker then.
+  [[nodiscard]] const json& load_report() const { return m_load; }
   [[nodiscard]] shared_arena& arena() { return m_arena; }
   [[nodiscard]] pid_t pid() const { return m_pid; }
   [[nodiscard]] const worker_options& options() const { return m_options; }
   [[nodiscard]] bool alive() const { return m_pid > 0; }
 
-  // Polite shutdown (bye), then SIGKILL to the whole group; reaps the process.
+  // Polite shutdown (bye), then SIGKILL to the whole group; reaps the process and whatever of its
+  // group it left behind (left_behind() lists those).
   void stop();
+  // The kernel's figures for the worker (and its descendants) now (process_census.hpp).
+  [[nodiscard]] process_usage usage(bool with_descendants = true) const;
+  // The processes of the worker's group still alive when it was stopped (killed then).
+  [[nodiscard]] const std::vector<group_member>& left_behind() const { return m_left_behind; }
+  // The system calls its sandbox denied so far, in it or any process below it, where the worker
+  // handed its seccomp listener to the controller (pool/syscall_monitor.hpp); empty otherwise.
+  [[nodiscard]] std::vector<denied_call> denied_calls() const;
 
  private:
   worker_failure classify_death(worker_fault fallback, const std::string& what);
@@ -111,6 +125,10 @@ class worker_process {
   // The last request sent and when (KJUDGE_TRACE_REQUESTS).
   std::string m_sent_type = "hello";
   std::chrono::steady_clock::time_point m_sent_at = std::chrono::steady_clock::now();
+  std::vector<group_member> m_left_behind;
+  int m_monitor_key = 0;  // syscall_monitor's key for this worker's denied calls
+  std::chrono::steady_clock::time_point m_launched_at = std::chrono::steady_clock::now();
+  json m_load = nullptr;
 };
 
 // Path of the worker executable for a backend: next to the running kjudge binary

@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "judge/python_parties.hpp"
+#include "problem/integrity.hpp"
 
 namespace kjudge {
 namespace detail {
@@ -19,6 +20,11 @@ bool looks_like_path(const std::string& s) {
          (s.size() >= 5 && s.compare(s.size() - 5, 5, ".toml") == 0);
 }
 
+// An imported problem's files must be those its import wrote (problem/integrity.hpp).
+void verify_files(const fs::path& dir) {
+  if (const auto why = verify_problem_dir(dir)) throw usage_error(located(dir.string(), 0, *why));
+}
+
 problem_spec load_path(const fs::path& path) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) {
@@ -26,11 +32,13 @@ problem_spec load_path(const fs::path& path) {
     if (!fs::is_regular_file(file, ec)) {
       throw usage_error(located(path.string(), 0, "expected a problem directory holding problem.toml, found none"));
     }
+    verify_files(path);
     return parse_problem_file(file);
   }
   if (!fs::exists(path, ec)) {
     throw usage_error(located(path.string(), 0, "expected a problem directory or problem.toml, found nothing at this path"));
   }
+  verify_files(fs::absolute(path).parent_path());
   return parse_problem_file(path);
 }
 

@@ -386,7 +386,7 @@ class spec_reader {
       const std::string where = "an " + role + " of [signature]";
       if (input)
         check_keys(t, {"name", "shape", "dtype", "distribution", "range", "structure", "values"}, where);
-      else check_keys(t, {"name", "shape", "dtype"}, where);
+      else check_keys(t, {"name", "shape", "dtype", "error_group"}, where);
       tensor_spec ts;
       ts.line = line_of(e);
       ts.name = as_string(require(t, "name", where, "a string"), "an " + role + "'s 'name'");
@@ -425,6 +425,12 @@ class spec_reader {
         const std::string d = as_string(*dist, "the distribution of " + label);
         check_distribution(d, line_of(*dist), label);
         ts.distribution = d;
+      }
+      if (const auto* g = t.get("error_group")) {
+        const std::string group = as_string(*g, "the error_group of " + label);
+        if (group == "element") ts.envelope_group = error_group::element_wise;
+        else if (group == "row") ts.envelope_group = error_group::rows;
+        else fail(line_of(*g), "unknown error_group \"" + group + "\" for " + label + ": expected \"element\" or \"row\"");
       }
       if (const auto* r = t.get("range")) ts.range = read_range(*r, ts, label);
       if (const auto* v = t.get("values")) ts.values = read_values(*v, ts, label);

@@ -16,6 +16,9 @@
 
 namespace kjudge {
 
+// How an output's elements share rounding errors (tensor_spec::envelope_group).
+enum class error_group { rows, element_wise };
+
 // Symbolic shapes: each dimension is a symbol ("M") or an integer literal ("3"), or a product
 // expression of them (see problem/expr.hpp).
 struct tensor_spec {
@@ -31,6 +34,12 @@ struct tensor_spec {
   matrix_structure structure = matrix_structure::none;
   // Floating inputs: the only values drawn (planner/distributions.hpp; empty: the distribution's).
   std::vector<double> values;
+  // Outputs: which elements share the rounding errors the oracle's envelope allows for
+  // (oracle.hpp error_envelope). element_wise: each element depends on its own inputs alone
+  // (GELU, a residual add), so each is bounded by its own error; rows: the elements of a
+  // last-dimension row share intermediates (a mean, a max, a sum), so each is bounded by the
+  // worst error of its row, the default.
+  error_group envelope_group = error_group::rows;
   long line = 0;  // line in problem.toml, for messages
 };
 

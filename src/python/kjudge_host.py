@@ -102,8 +102,31 @@ def _instantiate(mod, cls_name, cfg, device, path, bad_input):
     return model
 
 
+def prepare(cfg_json, role):
+    """Before the sandbox, with no code of the party's imported yet: torch's settings for the
+    role, the environment to report, and the directories the sandbox must let the party read
+    (the interpreter's prefixes, torch, sys.path, the party's and the problem's directories)."""
+    cfg = json.loads(cfg_json)
+    import torch
+    _torch_settings(cfg, role)
+    mode = cfg.get("compile")
+    env = {"python": {"version": sys.version.split()[0], "executable": cfg.get("python", sys.executable),
+                      "torch": torch.__version__, "torch_threads": torch.get_num_threads(),
+                      "tf32": _tf32_state(), "tf32_requested": bool(cfg.get("tf32", True)),
+                      "compile": mode, "cuda_available": torch.cuda.is_available()}}
+    paths = [sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.path.abspath(cfg["file"])),
+             os.path.dirname(torch.__file__)] + list(sys.path)
+    if cfg.get("problem_dir"):
+        paths.append(cfg["problem_dir"])
+    if cfg.get("generator"):
+        paths.append(os.path.dirname(os.path.abspath(cfg["generator"])))
+    read = sorted({p for p in paths if p and os.path.isdir(p)})
+    return {"env": json.dumps(env), "read": read}
+
+
 def load(cfg_json, role):
-    """Loads the party described by the JSON text `cfg_json`; returns what the C++ host keeps.
+    """Loads the party described by the JSON text `cfg_json` (inside the sandbox: prepare() ran
+    before it); returns what the C++ host keeps.
 
     Everything that does not need the party's module is done before it is imported, and after
     the import only local names are used: a module that replaces this module's globals (or
@@ -112,7 +135,7 @@ def load(cfg_json, role):
     t0 = perf()
     cfg = json.loads(cfg_json)
     import torch
-    tf32 = _torch_settings(cfg, role)
+    tf32 = bool(cfg.get("tf32", True)) and role != "reference"
     device = torch.device("cuda" if cfg.get("device") == "cuda" else "cpu")
     kind = cfg["kind"]
     path = cfg["file"]
@@ -122,19 +145,12 @@ def load(cfg_json, role):
         raise BadInput(f"unknown torch.compile mode {mode}")
     in_dtypes = [_torch_dtype(t["dtype"]) for t in cfg["inputs"]]
     out_dtypes = [_torch_dtype(t["dtype"]) for t in cfg["outputs"]]
-    env = {"python": {"version": sys.version.split()[0], "executable": cfg.get("python", sys.executable),
-                      "torch": torch.__version__, "torch_threads": torch.get_num_threads(),
-                      "tf32": _tf32_state(), "tf32_requested": bool(cfg.get("tf32", True)),
-                      "compile": mode, "cuda_available": torch.cuda.is_available()}}
-    env_json = json.dumps(env)
     bad_input, instantiate, typed, state = BadInput, _instantiate, _typed, _state
     tf32_rounding, tf32_switch = _tf32_parameter_rounding, _tf32_switch
-    basename, isdir, deepcopy = os.path.basename, os.path.isdir, copy.deepcopy
+    basename, deepcopy = os.path.basename, copy.deepcopy
     torch_compile, module_type = torch.compile, torch.nn.Module
     mark_step = getattr(getattr(torch, "compiler", None), "cudagraph_mark_step_begin", None)
     version = torch.__version__
-    torch_dir = os.path.dirname(torch.__file__)
-    sys_paths = [sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(path), torch_dir] + list(sys.path)
 
     if cfg.get("problem_dir") and cfg["problem_dir"] not in sys.path:
         sys.path.append(cfg["problem_dir"])  # GPU MODE submissions import the problem's task.py
@@ -211,12 +227,11 @@ def load(cfg_json, role):
     if mode:
         info += f"; torch.compile mode={mode}"
     info += f"; tf32 {'on' if tf32 else 'off'}"
-    read = sorted({p for p in sys_paths if p and isdir(p)})
     round_parameters = None
     if role == "reference" and isinstance(model, module_type):
         round_parameters = tf32_rounding(model)
     tf32_native = tf32_switch if role == "reference" and cfg.get("tf32", True) else None
-    return {"fn": fn, "fn64": fn64, "info": info, "env": env_json, "read": read, "device": device.type,
+    return {"fn": fn, "fn64": fn64, "info": info, "device": device.type,
             "gen": gen, "check": check, "round_parameters": round_parameters, "tf32_native": tf32_native}
 
 

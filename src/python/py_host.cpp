@@ -393,6 +393,21 @@ int complete_locked(const kj_args* a) {
     const std::size_t bytes = numel * dtype_size(static_cast<dtype>(out.dtype));
     const void* src = static_cast<const char*>(t.data) + t.byte_offset;
     if (bytes == 0) continue;
+    // A candidate's result must be memory of its own: one that is (a view of) an input would have
+    // its copy into the judge's buffer, the work an honest kernel does in the call, made here,
+    // after the clock stopped.
+    if (g.role == "candidate")
+      for (int j = 0; j < a->n_inputs; ++j) {
+        const kj_tensor& in = a->inputs[j];
+        std::size_t in_numel = 1;
+        for (int d = 0; d < in.ndim; ++d) in_numel *= static_cast<std::size_t>(in.shape[d]);
+        const auto* lo = static_cast<const char*>(in.data);
+        const auto* hi = lo + in_numel * dtype_size(static_cast<dtype>(in.dtype));
+        const auto* s0 = static_cast<const char*>(src);
+        if (s0 < hi && lo < s0 + bytes)
+          throw std::runtime_error(which + " is (a view of) input " + std::to_string(j) +
+                                   ": return a tensor of its own, computed in the call");
+      }
     if (!g.cuda) {
       std::memcpy(out.data, src, bytes);
     } else {
@@ -577,50 +592,17 @@ std::string inspect(const std::string& python_executable, const std::string& req
   return s;
 }
 
-std::string load_program(const nlohmann::json& hello, hosted_program& out) {
-  const std::string role = hello.value("role", "candidate");
-  g.role = role;
-  g.cuda = hello.value("backend", "cpu") == "cuda";
-  nlohmann::json cfg;
-  try {
-    cfg = nlohmann::json::parse(read_text(hello.at("library").get<std::string>()));
-  } catch (const std::exception& e) {
-    return std::string("internal: party description: ") + e.what();
-  }
-  const std::string python = cfg.value("python", "");
-  try {
-    start_interpreter(python);
-  } catch (const std::exception& e) {
-    return std::string("internal: ") + e.what();
-  }
-  // torch first, and its builtins taken before the party's module can touch anything.
-  PyObject* torch = PyImport_ImportModule("torch");
-  if (torch == nullptr)
-    return "internal: cannot import torch with " + python + ": " + python_error() +
-           " (install it with scripts/install-torch.sh, or set KJUDGE_PYTHON to a python3 that has torch)";
-  try {
-    PyObject* C = attr(torch, "_C");
-    g.from_dlpack = attr(C, "_from_dlpack");
-    g.to_dlpack = attr(C, "_to_dlpack");
-    g.tensor_type = attr(torch, "Tensor");
-    PyObject* base = attr(C, "TensorBase");
-    g.is_contiguous = attr(base, "is_contiguous");
-    g.contiguous = attr(base, "contiguous");
-    g.set_stream = attr(g.glue, "set_stream");
-    Py_DECREF(base);
-    Py_DECREF(C);
-  } catch (const std::exception& e) {
-    return std::string("internal: ") + e.what();
-  }
-  if (g.cuda) {
-    // torch has loaded the CUDA runtime; results are copied with it on the judge's stream.
-    for (const char* lib : {"libcudart.so.13", "libcudart.so.12", "libcudart.so"}) {
-      void* h = ::dlopen(lib, RTLD_NOLOAD | RTLD_LAZY);
-      if (h == nullptr) continue;
-      g.cuda_memcpy_async = reinterpret_cast<decltype(g.cuda_memcpy_async)>(::dlsym(h, "cudaMemcpyAsync"));
-      if (g.cuda_memcpy_async) break;
-    }
-  }
+namespace {
+
+// The party description and role of this worker, kept from load_program for import_party.
+nlohmann::json g_cfg;
+
+// The party's files, imported inside the sandbox (hosted_program::import_party): the glue's load()
+// imports them and returns what the entry points use.
+std::string import_party(hosted_program& out) {
+  const std::string role = g.role;
+  const nlohmann::json& cfg = g_cfg;
+  gil l;
   PyObject* res = PyObject_CallMethod(g.glue, "load", "ss", cfg.dump().c_str(), role.c_str());
   if (res == nullptr) {
     PyObject *type = nullptr, *value = nullptr, *tb = nullptr;
@@ -654,10 +636,6 @@ std::string load_program(const nlohmann::json& hello, hosted_program& out) {
     }
     PyObject* info = PyDict_GetItemString(res, "info");
     if (info && PyUnicode_Check(info)) out.info = PyUnicode_AsUTF8(info);
-    PyObject* env = PyDict_GetItemString(res, "env");
-    if (env && PyUnicode_Check(env)) out.environment = nlohmann::json::parse(PyUnicode_AsUTF8(env));
-    PyObject* read = PyDict_GetItemString(res, "read");
-    for (Py_ssize_t i = 0; read && i < PyList_Size(read); ++i) out.sandbox_read.emplace_back(PyUnicode_AsUTF8(PyList_GetItem(read, i)));
     const auto plan = cfg.value("args", nlohmann::json::array());
     for (const auto& p : plan) {
       host_state::arg a;
@@ -673,7 +651,6 @@ std::string load_program(const nlohmann::json& hello, hosted_program& out) {
     return std::string("internal: ") + e.what();
   }
   Py_DECREF(res);
-  g.torch = torch;  // kept: trusted parties' dtype conversions
   if (g.fn == nullptr) return "internal: the party has no callable";
   if (role == "reference" && g.fn64 == nullptr) return "internal: the reference has no float64 callable";
   out.run = &run_entry;
@@ -685,8 +662,73 @@ std::string load_program(const nlohmann::json& hello, hosted_program& out) {
   if (g.check != nullptr) out.check = &check_entry;
   if (g.round_parameters != nullptr) out.round_parameters = &round_parameters_entry;
   if (g.tf32_native != nullptr) out.set_tf32 = &set_tf32_entry;
+  return "";
+}
+
+}  // namespace
+
+std::string load_program(const nlohmann::json& hello, hosted_program& out) {
+  const std::string role = hello.value("role", "candidate");
+  g.role = role;
+  g.cuda = hello.value("backend", "cpu") == "cuda";
+  try {
+    g_cfg = nlohmann::json::parse(read_text(hello.at("library").get<std::string>()));
+  } catch (const std::exception& e) {
+    return std::string("internal: party description: ") + e.what();
+  }
+  const std::string python = g_cfg.value("python", "");
+  try {
+    start_interpreter(python);
+  } catch (const std::exception& e) {
+    return std::string("internal: ") + e.what();
+  }
+  // torch first, and its builtins taken before any code of the party's can touch anything.
+  PyObject* torch = PyImport_ImportModule("torch");
+  if (torch == nullptr)
+    return "internal: cannot import torch with " + python + ": " + python_error() +
+           " (install it with scripts/install-torch.sh, or set KJUDGE_PYTHON to a python3 that has torch)";
+  try {
+    PyObject* C = attr(torch, "_C");
+    g.from_dlpack = attr(C, "_from_dlpack");
+    g.to_dlpack = attr(C, "_to_dlpack");
+    g.tensor_type = attr(torch, "Tensor");
+    PyObject* base = attr(C, "TensorBase");
+    g.is_contiguous = attr(base, "is_contiguous");
+    g.contiguous = attr(base, "contiguous");
+    g.set_stream = attr(g.glue, "set_stream");
+    Py_DECREF(base);
+    Py_DECREF(C);
+  } catch (const std::exception& e) {
+    return std::string("internal: ") + e.what();
+  }
+  if (g.cuda) {
+    // torch has loaded the CUDA runtime; results are copied with it on the judge's stream.
+    for (const char* lib : {"libcudart.so.13", "libcudart.so.12", "libcudart.so"}) {
+      void* h = ::dlopen(lib, RTLD_NOLOAD | RTLD_LAZY);
+      if (h == nullptr) continue;
+      g.cuda_memcpy_async = reinterpret_cast<decltype(g.cuda_memcpy_async)>(::dlsym(h, "cudaMemcpyAsync"));
+      if (g.cuda_memcpy_async) break;
+    }
+  }
+  // What the sandbox must let the party read (the interpreter, torch, the party's directory),
+  // and the environment the glue reports, from torch's settings alone.
+  PyObject* res = PyObject_CallMethod(g.glue, "prepare", "ss", g_cfg.dump().c_str(), role.c_str());
+  if (res == nullptr) return (role == "candidate" ? "bad_input: " : "internal: ") + python_error();
+  try {
+    PyObject* env = PyDict_GetItemString(res, "env");
+    if (env && PyUnicode_Check(env)) out.environment = nlohmann::json::parse(PyUnicode_AsUTF8(env));
+    PyObject* read = PyDict_GetItemString(res, "read");
+    for (Py_ssize_t i = 0; read && i < PyList_Size(read); ++i) out.sandbox_read.emplace_back(PyUnicode_AsUTF8(PyList_GetItem(read, i)));
+  } catch (const std::exception& e) {
+    Py_DECREF(res);
+    return std::string("internal: ") + e.what();
+  }
+  Py_DECREF(res);
+  g.torch = torch;  // kept: trusted parties' dtype conversions
   out.allow_subprocesses = true;
-  // From here on Python runs only inside the entry points, each holding the GIL.
+  out.import_party = &import_party;
+  // From here on Python runs only inside the entry points (import_party included), each holding
+  // the GIL.
   PyEval_SaveThread();
   return "";
 }

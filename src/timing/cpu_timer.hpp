@@ -35,8 +35,8 @@ struct host_timing {
   double seconds = 0.0;
 };
 
-// Steady-clock seconds around `call`, with compiler barriers so that no work moves across the
-// clock reads.
+// CLOCK_MONOTONIC seconds around `call` (a system call, not the vDSO: cpu_timer.cpp says why),
+// with compiler barriers so that no work moves across the clock reads.
 host_timing time_host_call(const std::function<int()>& call);
 
 }  // namespace kjudge

@@ -35,6 +35,25 @@ struct guarded_buffer {
   std::size_t bytes = 0;
   void* base = nullptr;   // start of the front guard
   std::string label;      // "input x", "output y", "workspace" — for evidence
+  // The allocation holding it (the guards start `base - allocation` bytes in: a shift that moves
+  // from one allocation to the next, so that no two consecutive calls see the same data pointer).
+  void* allocation = nullptr;
+  std::size_t allocation_bytes = 0;
+};
+
+// The shifts of successive allocations, bytes: 4096 positions 256 bytes apart (every alignment a
+// kernel may assume of a buffer is kept; at most 1 MiB more per allocation, untouched on the host).
+// Allocators hand back the address they just freed, so without it a call's buffers sat where the
+// last call's did: a candidate that recognises a timed call, or caches a result, by its buffers'
+// addresses (tests/redteam/cpu/pointer_cache_softmax.cpp) sees new ones for 4096 allocations in a
+// row (GPU MODE reference-kernels #148; NVIDIA SOL-ExecBench's shifting allocator).
+class allocation_shift {
+ public:
+  std::size_t next() { return (m_count++ % positions) * 256; }
+  static constexpr std::size_t positions = 4096;
+
+ private:
+  std::size_t m_count = 0;
 };
 
 struct guard_violation {
@@ -75,6 +94,9 @@ class backend {
   // by the candidate faults instead of going unnoticed once undone (guards/probes, rule
   // input_modified); a no-op where the device cannot. Called after the inputs are filled.
   virtual void make_read_only(guarded_buffer& b) { (void)b; }
+  // Makes an output mapping readable and writable again after a call, whatever protection the
+  // call left on it (host backends; a device buffer has no page protection).
+  virtual void restore_access(const guarded_buffer& b) { (void)b; }
 
   virtual void* stream() = 0;  // passed in kj_args.stream
   virtual void synchronize() = 0;

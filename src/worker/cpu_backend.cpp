@@ -1,12 +1,10 @@
 // The cpu backend: host buffers from mmap with canary guard zones, a steady-clock timer and an
 // LLC flush.
-#include <signal.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
@@ -18,101 +16,11 @@
 #include "oracle/oracle.hpp"
 #include "timing/cpu_timer.hpp"
 #include "worker/backend.hpp"
+#include "worker/detail/fault_report.hpp"
 
 namespace kjudge {
 
 namespace {
-
-// Inputs are mapped read-only while the candidate runs (the ABI passes them const): a write to
-// one faults, and this handler names the buffer in the worker's log before the default action
-// ends the process, so that the controller can give the verdict input_modified (or
-// out_of_bounds_write for a guard zone) instead of a bare crash. A table of fixed size and
-// async-signal-safe formatting only; slots are claimed and released by the worker's thread.
-struct read_only_region {
-  std::atomic<bool> used{false};
-  std::uintptr_t base = 0, data = 0, data_end = 0, end = 0;
-  char label[64] = {0};
-};
-constexpr int max_read_only_regions = 64;
-read_only_region g_read_only[max_read_only_regions];
-
-// Output and workspace mappings recently released (a ring): a fault there is a write after the
-// call returned and the judge freed the buffer, i.e. work left running (rule deferred_work).
-struct released_region {
-  std::atomic<bool> used{false};
-  std::uintptr_t base = 0, end = 0;
-  char label[64] = {0};
-};
-constexpr int max_released_regions = 64;
-released_region g_released[max_released_regions];
-int g_released_next = 0;
-
-void append(char*& p, const char* end, const char* s) {
-  while (*s && p < end) *p++ = *s++;
-}
-void append_number(char*& p, const char* end, std::uintptr_t v) {
-  char digits[24];
-  int n = 0;
-  do {
-    digits[n++] = static_cast<char>('0' + v % 10);
-    v /= 10;
-  } while (v && n < 24);
-  while (n > 0 && p < end) *p++ = digits[--n];
-}
-
-void on_read_only_fault(int sig, siginfo_t* si, void*) {
-  const auto addr = reinterpret_cast<std::uintptr_t>(si->si_addr);
-  for (const auto& r : g_read_only) {
-    if (!r.used.load(std::memory_order_acquire) || addr < r.base || addr >= r.end) continue;
-    char line[256];
-    char* p = line;
-    const char* end = line + sizeof line - 1;
-    append(p, end, "\nkjudge-worker: input_write buffer='");
-    append(p, end, r.label);
-    if (addr < r.data) {
-      append(p, end, "' region=guard_before offset=");
-      append_number(p, end, r.data - addr);
-    } else if (addr >= r.data_end) {
-      append(p, end, "' region=guard_after offset=");
-      append_number(p, end, addr - r.data_end);
-    } else {
-      append(p, end, "' region=data offset=");
-      append_number(p, end, addr - r.data);
-    }
-    append(p, end, "\n");
-    ssize_t w = ::write(2, line, static_cast<std::size_t>(p - line));
-    (void)w;
-    ::signal(sig, SIG_DFL);
-    return;
-  }
-  for (const auto& r : g_released) {
-    if (!r.used.load(std::memory_order_acquire) || addr < r.base || addr >= r.end) continue;
-    char line[256];
-    char* p = line;
-    const char* end = line + sizeof line - 1;
-    append(p, end, "\nkjudge-worker: late_write buffer='");
-    append(p, end, r.label);
-    append(p, end, "' offset=");
-    append_number(p, end, addr - r.base);
-    append(p, end, "\n");
-    ssize_t w = ::write(2, line, static_cast<std::size_t>(p - line));
-    (void)w;
-    break;
-  }
-  // Back to the default action: the faulting write runs again and the process dies of SIGSEGV.
-  ::signal(sig, SIG_DFL);
-}
-
-void install_read_only_handler() {
-  static bool installed = false;
-  if (installed) return;
-  installed = true;
-  struct sigaction sa {};
-  sa.sa_sigaction = &on_read_only_fault;
-  sa.sa_flags = SA_SIGINFO;
-  sigemptyset(&sa.sa_mask);
-  ::sigaction(SIGSEGV, &sa, nullptr);
-}
 
 std::string cpu_model() {
   std::ifstream f("/proc/cpuinfo");
@@ -142,66 +50,63 @@ class cpu_backend final : public backend {
   }
 
   guarded_buffer allocate(std::size_t bytes, std::string label) override {
-    // [guard][data][guard]: the data starts 64-byte aligned right after the front guard and the
-    // back guard starts at the first byte after the data, so a one-element overrun lands on it.
-    const std::size_t total = guard_bytes + bytes + guard_bytes;
-    void* base = ::mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (base == MAP_FAILED) throw std::bad_alloc();
-    auto* p = static_cast<unsigned char*>(base);
+    // [shift][guard][data][guard]: the data starts 64-byte aligned right after the front guard
+    // and the back guard starts at the first byte after the data, so a one-element overrun lands
+    // on it. The shift moves the whole from one allocation to the next (allocation_shift).
+    const std::size_t shift = m_shift.next();
+    const std::size_t total = shift + guard_bytes + bytes + guard_bytes;
+    void* mapping = ::mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mapping == MAP_FAILED) throw std::bad_alloc();
+    auto* p = static_cast<unsigned char*>(mapping) + shift;
     std::memset(p, canary_byte, guard_bytes);
     std::memset(p + guard_bytes + bytes, canary_byte, guard_bytes);
-    m_live[base] = total;
-    const auto lo = reinterpret_cast<std::uintptr_t>(base), hi = lo + total;
-    for (auto& r : g_released)
-      if (r.used.load(std::memory_order_relaxed) && r.base < hi && lo < r.end) r.used.store(false, std::memory_order_release);
+    m_live[mapping] = total;
+    const auto lo = reinterpret_cast<std::uintptr_t>(mapping);
+    fault_report::forget_released(lo, lo + total);
     guarded_buffer b;
-    b.base = base;
+    b.base = p;
     b.data = p + guard_bytes;
     b.bytes = bytes;
     b.label = std::move(label);
+    b.allocation = mapping;
+    b.allocation_bytes = total;
     return b;
   }
 
+  // Inputs are mapped read-only while the candidate runs (the ABI passes them const): a write to
+  // one faults, and the worker's fault reporter names the buffer (rule input_modified, or
+  // out_of_bounds_write for a guard zone).
   void make_read_only(guarded_buffer& b) override {
     if (b.base == nullptr) return;
     const std::size_t total = guard_bytes + b.bytes + guard_bytes;
-    for (auto& r : g_read_only) {
-      if (r.used.load(std::memory_order_relaxed)) continue;
-      r.base = reinterpret_cast<std::uintptr_t>(b.base);
-      r.data = reinterpret_cast<std::uintptr_t>(b.data);
-      r.data_end = r.data + b.bytes;
-      r.end = r.base + total;
-      std::strncpy(r.label, b.label.c_str(), sizeof r.label - 1);
-      r.used.store(true, std::memory_order_release);
-      install_read_only_handler();
-      ::mprotect(b.base, total, PROT_READ);
-      return;
-    }
-    // More live inputs than slots: this one stays writable (its bytes are still compared after
-    // the call).
+    const auto base = reinterpret_cast<std::uintptr_t>(b.base), data = reinterpret_cast<std::uintptr_t>(b.data);
+    // More live inputs than the reporter's slots: this one stays writable (its bytes are still
+    // compared after the call). The whole mapping is protected (mprotect takes whole pages).
+    if (!fault_report::add_read_only(base, data, data + b.bytes, base + total, b.label.c_str())) return;
+    ::mprotect(b.allocation, b.allocation_bytes, PROT_READ);
+  }
+
+  // Outputs as the call returned them must be readable by the worker without running any code of
+  // the candidate's: a mapping the candidate protected (to compute in a fault handler when the
+  // judge reads it, after the clock stopped) is made readable and writable again first. The
+  // sandbox refuses the candidate a SIGSEGV/SIGBUS handler, so such an output still holds the
+  // poison when it is read (rule unwritten_output).
+  void restore_access(const guarded_buffer& b) override {
+    if (b.base == nullptr) return;
+    ::mprotect(b.allocation, b.allocation_bytes, PROT_READ | PROT_WRITE);
   }
 
   void release(guarded_buffer& b) override {
     if (b.base != nullptr) {
-      bool was_input = false;
-      for (auto& r : g_read_only)
-        if (r.used.load(std::memory_order_relaxed) && r.base == reinterpret_cast<std::uintptr_t>(b.base)) {
-          r.used.store(false, std::memory_order_release);
-          was_input = true;
-        }
-      if (!was_input) {
-        // Remember where outputs and workspace were; an address is forgotten when a new
-        // mapping takes it (allocate()), since a write there is then the new buffer's.
-        auto& r = g_released[g_released_next++ % max_released_regions];
-        r.used.store(false, std::memory_order_release);
-        r.base = reinterpret_cast<std::uintptr_t>(b.data);
-        r.end = r.base + b.bytes;
-        std::strncpy(r.label, b.label.c_str(), sizeof r.label - 1);
-        r.used.store(true, std::memory_order_release);
-        install_read_only_handler();
+      const auto base = reinterpret_cast<std::uintptr_t>(b.base);
+      // Where outputs and workspace were is remembered; an address is forgotten when a new
+      // mapping takes it (allocate()), since a write there is then the new buffer's.
+      if (!fault_report::remove_read_only(base)) {
+        const auto data = reinterpret_cast<std::uintptr_t>(b.data);
+        fault_report::add_released(data, data + b.bytes, b.label.c_str());
       }
-      m_live.erase(b.base);
-      ::munmap(b.base, guard_bytes + b.bytes + guard_bytes);
+      m_live.erase(b.allocation);
+      ::munmap(b.allocation, b.allocation_bytes);
     }
     b = guarded_buffer{};
   }
@@ -271,7 +176,8 @@ class cpu_backend final : public backend {
 
  private:
   std::unique_ptr<cache_flusher> m_flusher;
-  std::map<void*, std::size_t> m_live;  // base -> mapped bytes
+  std::map<void*, std::size_t> m_live;  // allocation -> mapped bytes
+  allocation_shift m_shift;
 };
 
 }  // namespace

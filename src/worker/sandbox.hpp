@@ -1,7 +1,9 @@
-// The worker's sandbox (DESIGN.md §5), applied after the candidate is loaded and before its first
-// call: no capabilities, no new privileges, landlock (read-only filesystem outside the scratch
-// directory, no access to the store or the controller's files), seccomp (no sockets, no
-// ptrace/process_vm_*, no new processes or exec, no signals to other processes).
+// The worker's sandbox (DESIGN.md §5), applied before the first byte of the party's code runs (a
+// shared object is mapped, a Python party's files are imported, only after it): the worker's code
+// sealed (detail/seal.hpp), its fault reporter installed, no capabilities, no new privileges,
+// non-dumpable, landlock (read-only filesystem outside the scratch directory, no access to the
+// store or the controller's files), seccomp (sandbox/confine.hpp). The private mounts around it
+// are set up by the controller before the worker starts (pool/detail/private_mounts.hpp).
 // Returns what was actually applied; where the kernel refuses a layer, it says so rather than
 // pretending (the controller records this object in the result's env).
 #pragma once

@@ -18,6 +18,7 @@
 #include "oracle/oracle.hpp"
 #include "planner/distributions.hpp"
 #include "protocol/messages.hpp"
+#include "worker/detail/fault_report.hpp"
 #include "worker/sandbox.hpp"
 
 namespace kjudge {
@@ -233,6 +234,8 @@ class session {
   std::vector<host_tensor> host_inputs(const call_spec& c);
   void alloc_outputs(call_buffers& cb, const call_spec& c);
   void finish_args(call_buffers& cb, const call_spec& c);
+  // kj_workspace_bytes on the call's shapes, with no data pointers.
+  std::size_t query_workspace(const call_buffers& cb, const kj_args& a);
   void free_outputs(call_buffers& cb);
   void free_all(call_buffers& cb);
   int invoke(const kj_args& a);
@@ -332,12 +335,26 @@ bool session::handle_hello(const json& m) {
   if (m_role == "candidate" && m_loader == nullptr) ::mallopt(M_PERTURB, 0x80);
   const bool sandbox_requested = m.value("sandbox", true);
   json sandbox_env{{"enabled", false}};
-  bool sandbox_applied = false;
+  // Descriptor 5 hands the sandbox's seccomp listener to the controller (worker/sandbox.cpp); a
+  // worker without the sandbox has nothing to hand.
+  if (!sandbox_requested) ::close(5);
+  // Faults at the judge's own buffers are named in the log (with or without the sandbox).
+  fault_report::install();
   info_fn info = nullptr;
   abi_fn abi = nullptr;
   if (m_loader != nullptr) {
-    // A hosted program (kjudge-worker-py): "library" describes it; loaded before the sandbox.
-    const std::string err = m_loader(m, m_hosted);
+    // A hosted program (kjudge-worker-py): "library" describes it. The loader starts the
+    // interpreter and the trusted runtime (torch) and says what the sandbox must let it read; the
+    // party's own files are imported only once the sandbox is on, so that their import-time code,
+    // any thread or process it starts, runs inside it like a shared object's constructors.
+    std::string err = m_loader(m, m_hosted);
+    if (err.empty()) {
+      sandbox_options so;
+      so.allow_subprocesses = m_hosted.allow_subprocesses;
+      so.extra_read = m_hosted.sandbox_read;
+      if (sandbox_requested) sandbox_env = apply_sandbox(m_backend->name(), so);
+      err = m_hosted.import_party(m_hosted);
+    }
     if (!err.empty()) {
       const auto colon = err.find(": ");
       const bool has_kind = colon != std::string::npos && colon < 20;
@@ -352,7 +369,6 @@ bool session::handle_hello(const json& m) {
     // started before the sandbox would keep the worker's privileges (tests/redteam/cpu/
     // ctor_thread_escape.cpp).
     if (sandbox_requested) sandbox_env = apply_sandbox(m_backend->name());
-    sandbox_applied = true;
     m_lib = ::dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (m_lib == nullptr) {
       const char* e = ::dlerror();
@@ -381,11 +397,6 @@ bool session::handle_hello(const json& m) {
   }
   json env = m_backend->environment();
   if (m_loader != nullptr) env.update(m_hosted.environment);
-  const bool sandbox = m.value("sandbox", true);
-  sandbox_options so;
-  so.allow_subprocesses = m_hosted.allow_subprocesses;
-  so.extra_read = m_hosted.sandbox_read;
-  if (!sandbox_applied && sandbox) sandbox_env = apply_sandbox(m_backend->name(), so);
   env["sandbox"] = sandbox_env;
   std::string info_str = m_hosted.info;
   if (info != nullptr) {
@@ -491,7 +502,7 @@ void session::finish_args(call_buffers& cb, const call_spec& c) {
   a.n_scalars = static_cast<int32_t>(c.scalars.size());
   a.stream = m_backend->stream();
   if (m_ws != nullptr && m_role != "reference") {
-    const std::size_t ws = m_ws(&a);
+    const std::size_t ws = query_workspace(cb, a);
     if (cb.workspace.base != nullptr && cb.workspace.bytes != ws) m_backend->release(cb.workspace);
     if (cb.workspace.base == nullptr && ws > 0) cb.workspace = m_backend->allocate(ws, "workspace");
     if (ws > 0) {
@@ -504,6 +515,22 @@ void session::finish_args(call_buffers& cb, const call_spec& c) {
     a.workspace = cb.workspace.data;
     a.workspace_bytes = ws;
   }
+}
+
+std::size_t session::query_workspace(const call_buffers& cb, const kj_args& a) {
+  // Shapes, strides, dtypes and scalars only: every data pointer is null. The query is not timed
+  // and runs before the cache flush, so a candidate handed the live buffers could compute the
+  // whole call there and leave its timed call nothing to do (tests/redteam/cpu/
+  // workspace_compute_softmax.cpp).
+  std::vector<kj_tensor> ins = cb.in_views, outs = cb.out_views;
+  for (auto& t : ins) t.data = nullptr;
+  for (auto& t : outs) t.data = nullptr;
+  kj_args shapes = a;
+  shapes.inputs = ins.data();
+  shapes.outputs = outs.data();
+  shapes.workspace = nullptr;
+  shapes.workspace_bytes = 0;
+  return m_ws(&shapes);
 }
 
 void session::free_outputs(call_buffers& cb) {
@@ -524,6 +551,7 @@ std::vector<char> session::take_outputs(call_buffers& cb, const std::vector<aren
                                        bool snapshot) {
   std::vector<char> snapped(cb.outputs.size(), 0);
   for (std::size_t i = 0; i < cb.outputs.size(); ++i) {
+    m_backend->restore_access(cb.outputs[i]);
     if (snapshot && m_backend->snapshot(i, cb.outputs[i])) {
       snapped[i] = 1;
       continue;

@@ -62,10 +62,15 @@ struct hosted_program {
   std::string (*set_tf32)(bool on) = nullptr;
   // Requests the session does not know ({type: ...}); returns the reply. May be null.
   nlohmann::json (*handle)(const nlohmann::json& request) = nullptr;
+  // Required: loads the party (imports its files) inside the sandbox and fills the entry points
+  // above; called once, after the loader and the sandbox.
+  std::string (*import_party)(hosted_program& out) = nullptr;
 };
 
-// Loads the program named by the hello message ("library" is the program's description) before
-// the sandbox is applied. Returns an empty string on success, else "kind: message" with kind
+// Prepares the program named by the hello message ("library" is the program's description)
+// before the sandbox is applied: its trusted runtime only, no code of the party's. Fills
+// `import_party`, which the session calls once the sandbox is on to load the party itself and fill
+// the entry points. Both return an empty string on success, else "kind: message" with kind
 // bad_input or internal.
 using program_loader = std::string (*)(const nlohmann::json& hello, hosted_program& out);
 

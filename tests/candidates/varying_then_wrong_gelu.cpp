@@ -1,7 +1,7 @@
 // Test candidate (gelu_bias_residual). Stands for a nondeterministic kernel (atomics, whose
 // summation order moves from call to call) whose variation crosses the tolerance on some calls.
 // It alternates call by call between two orders of the same sums, so two calls on the same inputs
-// differ bitwise (by an ulp of the terms: 0.002 on a wide-range case, whose terms reach 1e4) and
+// differ bitwise (by an ulp of the GELU term: ~1e-3 on a wide-range case, whose terms reach 1e4) and
 // each is within tolerance, and from its process's 61st call on it adds 1.0 to
 // the first output element. Every checked call passes (a process's first calls); the timing
 // worker's later calls fail their recheck; the same call run again untimed in a fresh worker passes
@@ -29,8 +29,11 @@ static int run(const kj_args* a, int64_t m, int64_t n, bool other_order, bool wr
       const float v = IO::load(bias[j]) + IO::load(x[i * n + j]);
       const float r = IO::load(res[i * n + j]);
       const float half = v * 0.5f, e = std::erf(v * inv_sqrt2);
-      // (r + half) + half * e rounds differently from r + half * (1 + e) on some elements.
-      out[i * n + j] = IO::store(other_order ? (r + half) + half * e : r + half * (1.0f + e));
+      // r + (half + half * e) rounds differently from r + half * (1 + e) on some elements, by an
+      // ulp of the GELU term; both are backward stable. ((r + half) + half * e is not: where
+      // half * e cancels half, r is absorbed into half and lost, an error the element-wise
+      // envelope of gelu_bias_residual rejects.)
+      out[i * n + j] = IO::store(other_order ? r + (half + half * e) : r + half * (1.0f + e));
     }
   if (wrong && m * n > 0) out[0] = IO::store(IO::load(out[0]) + 1.0f);
   return 0;

@@ -403,7 +403,10 @@ TEST_F(Python, IntegerAndBoolInputsAreDrawnOverTheirRange) {
   std::string control = toml;
   const std::string from = "range = [0, 1]";
   control.replace(control.find(from), from.size(), "range = [1, 1]");
+  fs::permissions(all_true / "problem.toml", fs::perms::owner_write, fs::perm_options::add);
   std::ofstream(all_true / "problem.toml") << control;
+  // A deliberate edit of an imported problem is recorded as its content (problem/integrity.hpp).
+  ASSERT_EQ(kj({"import", "seal", all_true.string()}).r.exit_status, 0);
   const auto passes = kj({"eval", all_true.string(), py_data("candidates/kb_masked_cumsum_ignores_mask.py")});
   EXPECT_TRUE(status_of(passes) == "ok_faster" || status_of(passes) == "ok_not_faster") << passes.r.output;
 }
@@ -444,7 +447,9 @@ TEST_F(Python, TriangularAndSymmetricInputsKeepTheirStructure) {
     std::string toml = read_file(root / pc.problem / "problem.toml");
     for (const std::string tag : {", structure = \"upper\"", ", structure = \"symmetric\""})
       for (auto at = toml.find(tag); at != std::string::npos; at = toml.find(tag)) toml.erase(at, tag.size());
+    fs::permissions(dense / "problem.toml", fs::perms::owner_write, fs::perm_options::add);
     std::ofstream(dense / "problem.toml") << toml;
+    ASSERT_EQ(kj({"import", "seal", dense.string()}).r.exit_status, 0);
     const auto wrong = kj({"eval", dense.string(), py_data(pc.candidate)});
     EXPECT_EQ(status_of(wrong), "wrong_result") << pc.problem << "\n" << wrong.r.output;
   }
@@ -478,7 +483,9 @@ TEST_F(Python, DiscreteFloatInputsKeepTheirValues) {
     fs::copy(e.path(), continuous / e.path().filename(), fs::copy_options::overwrite_existing);
   std::string control = toml;
   control.erase(control.find(tag), tag.size());
+  fs::permissions(continuous / "problem.toml", fs::perms::owner_write, fs::perm_options::add);
   std::ofstream(continuous / "problem.toml") << control;
+  ASSERT_EQ(kj({"import", "seal", continuous.string()}).r.exit_status, 0);
   const auto wrong = kj({"eval", continuous.string(), py_data("candidates/kb_hinge_sign_exploits.py")});
   EXPECT_EQ(status_of(wrong), "wrong_result") << wrong.r.output;
 }

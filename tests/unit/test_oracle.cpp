@@ -749,3 +749,37 @@ TEST(Oracle, CompareRuns) {
 
 }  // namespace
 }  // namespace kjudge
+
+namespace kjudge {
+namespace {
+
+// An element-wise output (tensor_spec::envelope_group) is bounded by each element's own error, not
+// by its row's worst: a small element beside large ones in the same row may not err by their
+// error. The row-wise envelope lets it (what tanh-approximated GELU used on `wide` hidden cases).
+TEST(Oracle, AnElementWiseEnvelopeBoundsEachElementByItsOwnError) {
+  // One row: one large value (its same-dtype run off by 1e-3, its honest rounding) and small ones
+  // (their runs exact to 1e-9).
+  host_tensor ref = make(dtype::f64, {1, 64});
+  for (std::size_t i = 0; i < ref.numel(); ++i) ref.set(i, i == 0 ? 1.0e4 : 1.0e-3 * static_cast<double>(i + 1));
+  host_tensor same = ref.converted(dtype::f32);
+  same.set(0, 1.0e4 + 1.0e-3);
+  host_tensor out = ref.converted(dtype::f32);
+  // A candidate off by 100% on one small element.
+  out.set(5, 2.0 * ref.get(5));
+  const envelope_values rows = error_envelope(ref, {&same});
+  const envelope_values elements = error_envelope(ref, {&same}, 1);
+  EXPECT_EQ(rows.row_length(), 64u);
+  EXPECT_EQ(elements.row_length(), 1u);
+  EXPECT_GE(rows[5], 9.0e-4);      // the row's worst (1e-3 in f32) lends itself to every element
+  EXPECT_LT(elements[5], 1.0e-6);  // element-wise: its own error, lifted to the typical relative one
+  EXPECT_TRUE(compare_output_envelope(out, ref, same, rows, f32_tol, k_cond).pass);
+  const compare_result r = compare_output_envelope(out, ref, same, elements, f32_tol, k_cond);
+  EXPECT_FALSE(r.pass);
+  ASSERT_TRUE(r.worst.has_value());
+  EXPECT_EQ(r.worst->index, 5u);
+  // The honest output (the same-dtype run itself) passes element-wise.
+  EXPECT_TRUE(compare_output_envelope(same, ref, same, elements, f32_tol, k_cond).pass);
+}
+
+}  // namespace
+}  // namespace kjudge

@@ -179,6 +179,18 @@ TEST_F(SpecFile, QrCheckNeedsTheQrSignature) {
                            "found inputs x[M,N], b[N]; outputs y[M,N]"}));
 }
 
+// error_group on an output: "element" bounds each element by its own error (oracle.hpp
+// error_envelope), "row" (the default) by its row's worst; anything else is refused with its line.
+TEST_F(SpecFile, AnOutputsErrorGroup) {
+  EXPECT_EQ(parse_problem_file(write_spec(k_valid)).outputs[0].envelope_group, error_group::rows);
+  const problem_spec p = parse_problem_file(
+      write_spec(replace_line(k_valid, 10, "outputs = [{ name = \"y\", shape = [\"M\", \"N\"], error_group = \"element\" }]")));
+  EXPECT_EQ(p.outputs[0].envelope_group, error_group::element_wise);
+  EXPECT_TRUE(rejected_at(
+      replace_line(k_valid, 10, "outputs = [{ name = \"y\", shape = [\"M\", \"N\"], error_group = \"column\" }]"), 10,
+      {"unknown error_group \"column\"", "expected \"element\" or \"row\""}));
+}
+
 TEST_F(SpecFile, MissingName) {
   EXPECT_TRUE(rejected_at(replace_line(k_valid, 1, "# no name"), 1, {"expected key 'name'", "found none"}));
 }
