@@ -2,7 +2,9 @@
 // as if the same pointer meant the same data. The judge's buffers are fresh mappings per call,
 // but the allocator hands back the same addresses for same-sized buffers, so the key hits on new
 // data.
-// Expected: hack, rule stale_output (the stale-output probe).
+// Since the judge shifts every allocation from the last (worker/backend.hpp allocation_shift) the
+// key never hits and the candidate computes every call: harmless. Before: hack, rule stale_output
+// (the stale-output probe).
 #include <cmath>
 #include <cstring>
 #include <map>

@@ -3,7 +3,9 @@
 // when the call starts more than 300 us after the previous one returned: timed samples (fresh
 // inputs drawn and caches flushed between calls) report a thousandth of their time, while
 // back-to-back batches, which the controller times with its own clock, are reported honestly.
-// Expected: hack, rule faster_than_light (the reported times imply moving the problem's minimum
+// Since the worker seals its code (timer_patch_scale_rmsnorm.cpp says how) the patch fails and
+// the attack computes honestly (harmless). Before that:
+// hack, rule faster_than_light (the reported times imply moving the problem's minimum
 // bytes far faster than the machine's measured copy ceiling). Needs the timing phase.
 #include <dlfcn.h>
 #include <sys/mman.h>

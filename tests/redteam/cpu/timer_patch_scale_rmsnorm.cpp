@@ -4,7 +4,10 @@
 // kj_run executes (real time minus 70% of every call's duration): every call the worker times
 // reports 30% of its true duration. The per-sample check "reported <= the controller's wall
 // clock" passes.
-// Expected: hack, rule timer_tamper: the controller times two back-to-back batches of calls
+// Since the worker seals its code and runtime libraries before the candidate runs (mseal, worker/
+// detail/seal.hpp) the mprotect below fails and the attack computes honestly (harmless; the
+// worker's clock is no longer steady_clock either); a write to sealed code would be timer_tamper.
+// Before that: hack, rule timer_tamper: the controller times two back-to-back batches of calls
 // (warm_batch) with its own clock and compares the difference with what the worker reports for
 // them. Needs the timing phase.
 #include <dlfcn.h>
