@@ -1,9 +1,13 @@
 #include "cli/commands.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -28,6 +32,7 @@
 #include "problem/registry.hpp"
 #include "report/progress.hpp"
 #include "report/report.hpp"
+#include "stats/stats.hpp"
 #include "store/store.hpp"
 #include "timing/ceilings.hpp"
 
@@ -190,7 +195,47 @@ void add_eval_flags(CLI::App* c, eval_flags& f) {
   c->add_flag("-q,--quiet", f.quiet, "no progress display");
 }
 
+// --device cuda on a machine without an NVIDIA GPU is the user's mistake, said before anything
+// runs (exit 2), not a cuda worker's "insufficient driver" (exit 3) seconds later.
+void require_gpu_for(const std::string& device) {
+  if (device != "cuda") return;
+  std::error_code ec;
+  bool node = false;
+  for (const auto& e : std::filesystem::directory_iterator("/dev", ec)) {
+    const std::string n = e.path().filename().string();
+    node = node || (n.rfind("nvidia", 0) == 0 && n.size() > 6 && std::isdigit(static_cast<unsigned char>(n[6])));
+  }
+  if (!node && !std::filesystem::exists("/proc/driver/nvidia/version", ec))
+    throw usage_error("--device cuda: this machine has no NVIDIA GPU (no /dev/nvidia<N> device, no driver in "
+                      "/proc/driver/nvidia); judge with --device cpu, or run kjudge on a machine with a GPU");
+  if (!std::filesystem::exists(worker_executable("cuda"), ec))
+    throw usage_error("--device cuda: this kjudge was built without the CUDA backend (" +
+                      worker_executable("cuda").string() + " is missing; build where nvcc is found, KJUDGE_CUDA=ON)");
+}
+
+// An output path that cannot be written is refused before the evaluation, not after it (a
+// --json to an unwritable path failed only once the evaluation was over): its directory is made
+// and the file opened for writing now (a file made only for this test is removed again).
+void require_writable(const std::string& option, const std::string& path) {
+  if (path.empty() || path == "-") return;
+  namespace fs = std::filesystem;
+  const fs::path p(path);
+  std::error_code ec;
+  if (fs::is_directory(p, ec)) throw usage_error(option + " " + path + ": is a directory; expected a file to write");
+  if (p.has_parent_path() && !fs::create_directories(p.parent_path(), ec) && ec)
+    throw usage_error(option + " " + path + ": cannot create its directory: " + ec.message());
+  int fd = ::open(p.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  const bool created = fd >= 0;
+  if (!created && errno == EEXIST) fd = ::open(p.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  if (fd < 0) throw usage_error(option + " " + path + ": cannot be written (" + std::strerror(errno) + ")");
+  ::close(fd);
+  if (created) fs::remove(p, ec);
+}
+
 eval_options to_options(const eval_flags& f, const std::string& problem, const std::string& candidate) {
+  require_gpu_for(f.device);
+  require_writable("--json", f.json_path);
+  require_writable("--md", f.md_path);
   eval_options o;
   o.problem = problem;
   o.candidate = candidate;
@@ -256,13 +301,20 @@ void store_result(const eval_flags& f, const json& r, const std::string& candida
 int cmd_eval(const eval_flags& f, const std::string& problem, const std::string& candidate) {
   const json r = run_eval(f, problem, candidate, std::filesystem::path(candidate).filename().string());
   store_result(f, r, candidate);
-  if (!f.json_path.empty()) write_json_file(f.json_path, r);
+  // --json -: the result document is standard output, and the summary goes to standard error.
+  const bool json_to_stdout = f.json_path == "-";
+  if (!f.json_path.empty() && !json_to_stdout) write_json_file(f.json_path, r);
   if (!f.md_path.empty()) {
     std::ofstream md(f.md_path);
     if (!md) throw usage_error(f.md_path + ": cannot be written");
     md << render_markdown(r);
   }
-  std::cout << render_console(r, color_out());
+  if (json_to_stdout) {
+    std::cout << r.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+    std::cerr << render_console(r, false);
+  } else {
+    std::cout << render_console(r, color_out());
+  }
   const auto st = r["verdict"]["status"].get<std::string>();
   if (st == "bad_input") return 2;
   return verdict_is_ok(st) ? 0 : 1;
@@ -395,6 +447,12 @@ int cmd_validate(const eval_flags& f, const std::string& problem, bool all, int 
     } else if (!verdict_is_ok(st) || !r["speedup"].is_object() || !r["speedup"]["per_baseline"].contains(against)) {
       std::snprintf(line, sizeof line, "%-34s FAIL  verdict %s: %s", t.label.c_str(), st.c_str(),
                     r["verdict"]["reasons"].empty() ? "" : r["verdict"]["reasons"][0].get<std::string>().c_str());
+      failed.push_back(line);
+      ++failures;
+    } else if (!r["speedup"]["per_baseline"][against]["ci95"].is_array()) {
+      // Too few rounds for a CI (--rounds below stats::min_rounds_for_ci95): nothing to validate by.
+      std::snprintf(line, sizeof line, "%-34s FAIL  no 95%% CI from %d round(s) (at least %d needed)", t.label.c_str(),
+                    r["timing"].value("rounds", 0), stats::min_rounds_for_ci95);
       failed.push_back(line);
       ++failures;
     } else {
@@ -656,7 +714,9 @@ int run(int argc, char** argv) {
   eval->add_option("PROBLEM", problem, "suite name or path to a problem directory")->required();
   eval->add_option("CANDIDATE", candidate, "candidate source (.cpp for cpu, .cu for cuda)")->required();
   add_eval_flags(eval, ef);
-  eval->add_option("--json", ef.json_path, "write the result document (schema kjudge.result/1)");
+  eval->add_option("--json", ef.json_path,
+                   "write the result document (schema kjudge.result/1) to FILE; '-': to standard output, the summary "
+                   "then to standard error");
   eval->add_option("--md", ef.md_path, "write a Markdown report");
 
   eval_flags vf;

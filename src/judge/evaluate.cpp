@@ -84,8 +84,14 @@ struct rejection {
   reject(rule(rule_name).status, rule_name, std::move(reasons), std::move(evidence));
 }
 
-// Turns a worker failure during `what` into a verdict.
+// Turns a worker failure during `what` into a verdict: the candidate's only. The reference's or
+// a baseline's failure is the problem's (its code, or a size the machine cannot hold), never a
+// verdict about the candidate: the evaluation stops with exit 2 and says whose it was.
 [[noreturn]] void reject_failure(const worker_failure& f, const std::string& what) {
+  if (!f.role.empty() && f.role != "candidate")
+    throw usage_error("the " + f.role + " (the problem's own code, not the candidate) failed during " + what + ": " +
+                      f.message + "; the candidate was not judged" +
+                      (f.log_tail.empty() ? "" : "\n--- its log, last lines ---\n" + f.log_tail));
   json ev{{"during", what}, {"signal", f.signal}, {"exit_status", f.exit_status},
           {"max_rss_kib", f.max_rss_kb}, {"worker_log_tail", f.log_tail}};
   const std::string msg = f.message + " (during " + what + ")";
@@ -1669,7 +1675,8 @@ json evaluate(const eval_options& o) {
       run_sanitizer();
       verdict v;
       v.status = verdict_status::ok_not_faster;
-      v.reasons = {"correct on " + std::to_string(done) + " cases; timing skipped (--no-timing)"};
+      v.reasons = {"correct on " + std::to_string(done) + " cases; not timed (--no-timing)"};
+      v.timed = false;
       return finish(v);
     }
 
@@ -2209,10 +2216,21 @@ json evaluate(const eval_options& o) {
       for (std::size_t k = 0; k < num.size(); ++k) ratios[k] = num[k] / den[k];
       return stats::epoch_median(ratios, epoch_of_round).all;
     };
+    // Below min_rounds_for_ci95 rounds there is no 95% CI to report (stats.hpp): the figures
+    // are estimates, and the verdict is never ok_faster.
+    const bool with_ci = rounds >= stats::min_rounds_for_ci95;
+    const auto ci_json = [&](const stats::interval& ci) { return with_ci ? json{ci.lo, ci.hi} : json(nullptr); };
     json tcases = json::array();
-    std::vector<std::vector<double>> log_ratio_per_round(static_cast<std::size_t>(rounds), std::vector<double>());
-    std::vector<double> geo_rounds(static_cast<std::size_t>(rounds), 0.0);
-    std::map<std::string, std::vector<double>> per_baseline_geo;  // baseline -> per-round geomean ratio
+    // Per case, each round's ratio of the case's strongest baseline (and of each baseline) to the
+    // candidate: the headline is one statistic of these (stats::epoch_geomean_of_medians).
+    std::vector<std::vector<double>> strongest_ratios;
+    std::map<std::string, std::vector<std::vector<double>>> baseline_ratios;
+    const auto ratios_of = [&](std::size_t c, std::size_t q) {
+      std::vector<double> r(static_cast<std::size_t>(rounds));
+      for (int k = 0; k < rounds; ++k)
+        r[static_cast<std::size_t>(k)] = per_round[c][q][static_cast<std::size_t>(k)] / per_round[c][0][static_cast<std::size_t>(k)];
+      return r;
+    };
     for (std::size_t c = 0; c < nc; ++c) {
       const auto cs = stats::summarize(all_samples[c][0]);
       const cost_estimate cost = evaluate_cost(p, bench[c]->symbols, variant);
@@ -2229,19 +2247,15 @@ json evaluate(const eval_options& o) {
         const auto r = paired_ci(per_round[c][q], per_round[c][0]);
         cj["baselines"].push_back(json{{"name", parties[q].name}, {"median_s", stats::median(per_round[c][q])},
                                        {"q25_s", bs.q25}, {"q75_s", bs.q75}, {"min_s", bs.min}, {"max_s", bs.max},
-                                       {"n", bs.n}, {"speedup", {{"median", r.median}, {"ci95", {r.ci.lo, r.ci.hi}}}},
+                                       {"n", bs.n}, {"speedup", {{"median", r.median}, {"ci95", ci_json(r.ci)}}},
                                        {"round_medians_s", per_round[c][q]}, {"sm_mhz", clock_summary(all_mhz[c][q])}});
-        auto& g = per_baseline_geo[parties[q].name];
-        if (g.empty()) g.assign(static_cast<std::size_t>(rounds), 0.0);
-        for (int k = 0; k < rounds; ++k)
-          g[static_cast<std::size_t>(k)] += std::log(per_round[c][q][static_cast<std::size_t>(k)] / per_round[c][0][static_cast<std::size_t>(k)]) / static_cast<double>(nc);
+        baseline_ratios[parties[q].name].push_back(ratios_of(c, q));
       }
       const auto sr = paired_ci(per_round[c][strongest], per_round[c][0]);
-      for (int k = 0; k < rounds; ++k)
-        geo_rounds[static_cast<std::size_t>(k)] += std::log(per_round[c][strongest][static_cast<std::size_t>(k)] / per_round[c][0][static_cast<std::size_t>(k)]) / static_cast<double>(nc);
+      strongest_ratios.push_back(ratios_of(c, strongest));
       const double med = stats::median(per_round[c][0]);
       cj["strongest"] = parties[strongest].name;
-      cj["speedup"] = json{{"median", sr.median}, {"ci95", {sr.ci.lo, sr.ci.hi}}};
+      cj["speedup"] = json{{"median", sr.median}, {"ci95", ci_json(sr.ci)}};
       const double gbps = cost.bytes / med / 1e9;
       json fraction = nullptr;
       if (ceil && ceil->copy_gbps > 0) fraction = gbps / ceil->copy_gbps;
@@ -2271,15 +2285,13 @@ json evaluate(const eval_options& o) {
                          {"median_s", med}, {"bytes", cost.bytes}});
       tcases.push_back(cj);
     }
-    for (auto& g : geo_rounds) g = std::exp(g);
-    const stats::epoch_summary head_epochs = stats::epoch_median(geo_rounds, epoch_of_round);
+    const stats::epoch_summary head_epochs = stats::epoch_geomean_of_medians(strongest_ratios, epoch_of_round);
     const auto& head = head_epochs.all;
     json per_baseline = json::object();
-    for (auto& [name, g] : per_baseline_geo) {
-      for (auto& x : g) x = std::exp(x);
-      const auto es = stats::epoch_median(g, epoch_of_round);
+    for (const auto& [name, ratios] : baseline_ratios) {
+      const auto es = stats::epoch_geomean_of_medians(ratios, epoch_of_round);
       const auto& s = es.all;
-      per_baseline[name] = json{{"median", s.median}, {"ci95", {s.ci.lo, s.ci.hi}}};
+      per_baseline[name] = json{{"median", s.median}, {"ci95", ci_json(s.ci)}};
       if (epochs > 1) per_baseline[name]["epoch_medians"] = es.epoch_medians;
     }
     const double overhead = wall_overhead.empty() ? 0.0 : stats::median(wall_overhead);
@@ -2376,17 +2388,26 @@ json evaluate(const eval_options& o) {
                                            {"needed_with_timing_worker_beside_bytes", memory_plan.needed_beside},
                                            {"limit", "90% of available"}};
     result["speedup"] = json{{"baseline", nc == 1 ? tcases[0]["strongest"].get<std::string>() : std::string("per-case strongest")},
-                             {"median", head.median}, {"ci95", {head.ci.lo, head.ci.hi}},
-                             {"geomean_over_cases", nc > 1}, {"per_baseline", per_baseline}};
+                             {"median", head.median}, {"ci95", ci_json(head.ci)},
+                             {"geomean_over_cases", nc > 1}, {"per_baseline", per_baseline}, {"rounds", rounds}};
+    if (!with_ci)
+      result["speedup"]["estimate_only"] =
+          fmt::format("{} round(s): a 95% CI needs at least {}; the range of {} rounds covers their median with "
+                      "probability {:.0f}%",
+                      rounds, stats::min_rounds_for_ci95, rounds, 100.0 * stats::range_coverage(rounds));
     for (auto& pt : parties) pt.worker->stop();  // the GPU quiet, the secret's use over
     run_sanitizer();
     verdict v;
-    v.status = head.ci.lo > 1.0 ? verdict_status::ok_faster : verdict_status::ok_not_faster;
-    char buf[256];
-    std::snprintf(buf, sizeof buf, "correct on %d cases; %.3fx [%.3f, %.3f] against the strongest baseline (95%% CI, %s, %d rounds)",
-                  done, head.median, head.ci.lo, head.ci.hi, o.mode.c_str(), rounds);
-    v.reasons = {buf};
-    if (v.status == verdict_status::ok_not_faster && head.median > 1.0)
+    v.status = with_ci && head.ci.lo > 1.0 ? verdict_status::ok_faster : verdict_status::ok_not_faster;
+    if (with_ci)
+      v.reasons = {fmt::format("correct on {} cases; {:.3f}x [{:.3f}, {:.3f}] against the strongest baseline (95% CI, {}, "
+                               "{} rounds)",
+                               done, head.median, head.ci.lo, head.ci.hi, o.mode, rounds)};
+    else
+      v.reasons = {fmt::format("correct on {} cases; {:.3f}x against the strongest baseline (an estimate from {} round(s), "
+                               "{}: a 95% CI needs at least {} rounds, and without one nothing is shown to be faster)",
+                               done, head.median, rounds, o.mode, stats::min_rounds_for_ci95)};
+    if (with_ci && v.status == verdict_status::ok_not_faster && head.median > 1.0)
       v.reasons.push_back("the CI's lower bound is not above 1: not shown to be faster");
     if (!o.trace && o.device == "cuda")
       v.reasons.push_back("the kernel trace was off (--no-trace): work on other streams or after the stop event, library "

@@ -31,6 +31,7 @@ nlohmann::json verdict::to_json() const {
                    {"rule", rule.empty() ? nlohmann::json(nullptr) : nlohmann::json(rule)},
                    {"reasons", reasons}};
   if (!evidence.is_null()) j["evidence"] = evidence;
+  if (!timed) j["timed"] = false;
   return j;
 }
 

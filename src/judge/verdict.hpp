@@ -24,6 +24,9 @@ struct verdict {
   std::string rule;                  // stable rule name (guards/rules.hpp), empty if none
   std::vector<std::string> reasons;  // human-readable, most important first
   nlohmann::json evidence;           // rule-specific: case, call, buffer, bytes, ...
+  // false for a correct candidate that was not timed (--no-timing): ok_not_faster then says
+  // nothing about speed, and reports say "not timed".
+  bool timed = true;
 
   [[nodiscard]] nlohmann::json to_json() const;
 };

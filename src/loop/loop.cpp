@@ -18,6 +18,7 @@
 #include "loop/context.hpp"
 #include "loop/detail/git.hpp"
 #include "loop/journal.hpp"
+#include "loop/loop_report.hpp"
 #include "loop/loop_store.hpp"
 #include "loop/proposer.hpp"
 #include "loop/state.hpp"
@@ -455,7 +456,7 @@ class driver {
     std::string line = fmt::format("{} {}", id, summary.value("status", ""));
     if (summary["rule"].is_string()) line += " (" + summary["rule"].get<std::string>() + ")";
     if (summary["median"].is_number())
-      line += " " + fmt_ci(summary["median"].get<double>(), summary.value("lo", 0.0), summary.value("hi", 0.0));
+      line += " " + ci_text(summary);
     if (summary["time_s"].is_number()) line += " " + format_seconds(summary["time_s"].get<double>());
     line += " family=" + summary.value("family", "unknown");
     if (p.meta.is_object() && p.meta.contains("autotune"))
@@ -548,7 +549,7 @@ class driver {
       if (const proposal* pp = m_state.find(prev); pp != nullptr && pp->summary["median"].is_number())
         prev_line = fmt::format("{} {:.3g}x", prev, pp->summary["median"].get<double>());
       std::string msg = fmt::format("{}: {} {}, family {}\n\n", id,
-                                    fmt_ci(s.value("median", 0.0), s.value("lo", 0.0), s.value("hi", 0.0)),
+                                    ci_text(s),
                                     s.value("status", ""), s.value("family", "unknown"));
       msg += fmt::format(
           "Accepted improvement of the kjudge loop on {} ({}), iteration {}{}.\n", m_problem.name, device(),
@@ -557,7 +558,7 @@ class driver {
       msg += fmt::format("verdict: {}{}\n", s.value("status", ""),
                          s["reasons"].empty() ? std::string() : " — " + s["reasons"][0].get<std::string>());
       msg += fmt::format("speedup: {} (95% CI) against {}\n",
-                         fmt_ci(s.value("median", 0.0), s.value("lo", 0.0), s.value("hi", 0.0)),
+                         ci_text(s),
                          s["baseline"].is_string() ? s["baseline"].get<std::string>() : "the strongest baseline");
       if (s["time_s"].is_number())
         msg += fmt::format("time: {} (geometric mean over the bench cases of the candidate's median)\n",

@@ -17,15 +17,15 @@ namespace kjudge::loop {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-namespace {
-
 std::string ci_text(const json& s) {
   if (!s.is_object() || !s.value("median", json()).is_number()) return "-";
   if (s.value("lo", json()).is_number() && s.value("hi", json()).is_number())
     return fmt::format("{:.3g}x [{:.3g}, {:.3g}]", s["median"].get<double>(), s["lo"].get<double>(),
                        s["hi"].get<double>());
-  return fmt::format("{:.3g}x", s["median"].get<double>());
+  return fmt::format("{:.3g}x (estimate, no CI)", s["median"].get<double>());
 }
+
+namespace {
 
 std::string scored_text(const json& b) {
   if (!b.is_object()) return "-";

@@ -19,6 +19,10 @@ loop_state load_run(const std::filesystem::path& workdir);
 // "speedup_ratio" the best's speedup over the start's. Null fields when there is nothing correct.
 nlohmann::json trajectory_summary(const loop_state& st);
 
+// "1.23x [1.10, 1.31]" from a proposal's summary (median, lo, hi); "1.23x (estimate, no CI)" where
+// the judgement had too few rounds for one; "-" without a speedup.
+std::string ci_text(const nlohmann::json& summary);
+
 std::string render_loop_report(const loop_state& st, const std::filesystem::path& workdir,
                                const std::filesystem::path& svg);
 

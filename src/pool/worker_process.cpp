@@ -261,6 +261,7 @@ std::optional<worker_failure> worker_process::await_ready() {
   if (m_ready.contains("info")) m_ready["info"] = untrusted_text(m_ready.value("info", std::string()), 512);
   if (m_ready.value("type", "") != "ready") {
     worker_failure f{worker_fault::forged_message, "unexpected first message: " + m_ready.dump().substr(0, 200)};
+    f.role = m_options.role;
     stop();
     return f;
   }
@@ -296,6 +297,7 @@ worker_reply worker_process::receive(double timeout_s) {
     case recv_status::ok:
       if (m.value("type", "") == "error") {
         worker_failure f;
+        f.role = m_options.role;
         f.kind = worker_fault::worker_error;
         f.error_kind = m.value("kind", "internal");
         f.message = untrusted_text(m.value("message", ""), 4000);
@@ -329,6 +331,7 @@ worker_reply worker_process::request(const json& r, double timeout_s) {
 
 worker_failure worker_process::classify_death(worker_fault fallback, const std::string& what) {
   worker_failure f;
+  f.role = m_options.role;
   f.kind = fallback;
   f.message = what;
   if (m_pid <= 0) {

@@ -63,6 +63,7 @@ struct worker_failure {
   int exit_status = -1;
   long max_rss_kb = 0;
   std::string log_tail;  // last lines of the worker's stdout/stderr
+  std::string role;      // the worker's role (worker_options::role): whose failure it is
 };
 
 using worker_reply = std::variant<json, worker_failure>;

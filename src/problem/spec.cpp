@@ -37,6 +37,7 @@ const std::vector<std::string> k_default_hidden_distributions = {"uniform", "nor
                                                                  "wide",    "offset", "heavy"};
 // Largest dimension accepted anywhere: products of a few of them must stay exact in double.
 constexpr std::int64_t k_max_dim = std::int64_t{1} << 40;
+constexpr std::uint64_t k_max_bytes = std::uint64_t{1} << 46;  // one tensor, 64 TiB
 
 bool contains(const auto& range, std::string_view v) {
   return std::find(std::begin(range), std::end(range), v) != std::end(range);
@@ -762,6 +763,21 @@ std::vector<tensor_desc> resolve_tensors(const problem_spec& p, const std::vecto
         throw error(t, os.str());
       }
       d.shape.push_back(static_cast<std::int64_t>(v));
+    }
+    // The tensor's bytes, checked for overflow: M = N = 2^32 made M*N wrap to 0 in the memory
+    // estimate, and the reference then ran on until it crashed. Anything past k_max_bytes is no
+    // machine's; what this machine can hold is checked before any worker starts (evaluate.cpp).
+    std::uint64_t bytes = dtype_size(d.type);
+    bool overflow = false;
+    for (const auto extent : d.shape)
+      overflow = overflow || __builtin_mul_overflow(bytes, static_cast<std::uint64_t>(extent), &bytes);
+    if (overflow || bytes > k_max_bytes) {
+      std::ostringstream os;
+      os << role << " '" << t.name << "' of shape " << d.shape_string() << " for";
+      for (const auto& [k, val] : s) os << ' ' << k << '=' << val;
+      os << " holds " << (overflow ? std::string("more than 2^64") : std::to_string(bytes)) << " bytes; at most 2^46 ("
+         << k_max_bytes << ") can be judged";
+      throw error(t, os.str());
     }
     out.push_back(std::move(d));
   }

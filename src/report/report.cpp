@@ -267,13 +267,33 @@ struct case_counts {
   int by_kind_public = 0;
   int by_kind_hidden = 0;
   int by_kind_bench = 0;
+  int probes = 0;  // the stale-output probe's reruns
+  bool probe_passed = true;
 };
 
 case_counts count_cases(const json& r) {
   case_counts n;
-  for (const auto& c : arr(r, {"cases"})) {
+  // The cases run, and the case a rule rejected on where it is not among them (the judge stops
+  // at the first failure and records that case in the verdict's evidence). The stale-output
+  // probe reruns a case: it is counted apart, not as a case.
+  std::vector<const json*> cases;
+  for (const auto& c : arr(r, {"cases"})) cases.push_back(&c);
+  if (const json* ev = field(r, {"verdict", "evidence", "case"}); ev != nullptr && ev->is_object()) {
+    bool listed = false;
+    for (const json* c : cases) listed = listed || (str_or(*c, {"id"}, "") == str_or(*ev, {"id"}, "?") &&
+                                                    str_or(*c, {"status"}, "") != "pass");
+    if (!listed) cases.push_back(ev);
+  }
+  for (const json* cp : cases) {
+    const json& c = *cp;
+    if (str_or(c, {"kind"}, "") == "probe") {
+      n.probe_passed = str_or(c, {"status"}, "") == "pass";
+      ++n.probes;
+      continue;
+    }
     ++n.total;
-    auto st = str_or(c, {"status"}, "");
+    // A case from the evidence has no status of its own: it is the one that failed.
+    auto st = str_or(c, {"status"}, cp == cases.back() && field(c, {"status"}) == nullptr ? "fail" : "");
     if (st == "pass")
       ++n.pass;
     else if (st == "fail")
@@ -301,6 +321,7 @@ std::string cases_sentence(const json& r) {
   if (n.fail > 0) out += fmt::format(", {} fail", n.fail);
   if (n.error > 0) out += fmt::format(", {} error", n.error);
   if (n.skipped > 0) out += fmt::format(", {} skipped", n.skipped);
+  if (n.probes > 0) out += n.probe_passed ? "; the stale-output probe passed" : "; the stale-output probe failed";
   return out;
 }
 
@@ -581,6 +602,8 @@ std::string render_console(const nlohmann::json& r, bool color) {
 
   out += "  verdict: " + coloured_verdict(status, color);
   if (auto rule = str(r, {"verdict", "rule"})) out += " (rule " + *rule + ")";
+  if (const json* t = field(r, {"verdict", "timed"}); t != nullptr && t->is_boolean() && !t->get<bool>())
+    out += " (correct; not timed)";
   out += "\n";
   if (!verdict_is_ok(status))
     for (const auto& reason : arr(r, {"verdict", "reasons"})) out += "    - " + scalar_text(reason) + "\n";
@@ -589,8 +612,10 @@ std::string render_console(const nlohmann::json& r, bool color) {
   if (const json* s = field(r, "speedup"); s != nullptr && num(*s, {"median"})) {
     out += "  speedup vs " + str_or(*s, {"baseline"}, "?") + ": " + speedup_with_ci(*s) + " (";
     if (ci95(*s)) out += "95% CI, ";
+    else out += "an estimate, no CI: too few rounds, ";
     out += mode;
-    if (auto rounds = num(r, {"timing", "rounds"})) out += fmt::format(", {} rounds", static_cast<long long>(*rounds));
+    if (auto rounds = num(r, {"timing", "rounds"}))
+      out += fmt::format(", {} round{}", static_cast<long long>(*rounds), *rounds == 1 ? "" : "s");
     const auto& tcases = arr(r, {"timing", "cases"});
     if (is_true(*s, "geomean_over_cases")) out += fmt::format(", geomean of {} cases", tcases.size());
     if (auto e = num(r, {"timing", "worker_epochs"}); e && *e > 1) {
@@ -621,8 +646,9 @@ std::string render_console(const nlohmann::json& r, bool color) {
 
   // The mode heads the per-case figures: a time means nothing without it (DESIGN.md §4).
   if (const auto& tcases = arr(r, {"timing", "cases"}); !tcases.empty())
-    out +=
-        "  timing per case, " + mode + " (candidate median vs the case's strongest baseline; speedup with 95% CI):\n";
+    out += "  timing per case, " + mode + " (candidate median vs the case's strongest baseline; speedup" +
+           (field(r, "speedup") == nullptr || ci95(*field(r, "speedup")) ? " with 95% CI" : ", an estimate without a CI") +
+           "):\n";
   for (const auto& t : arr(r, {"timing", "cases"})) {
     std::string line = "    " + case_label(t) + ":";
     const json* cand = field(t, "candidate");
@@ -685,6 +711,7 @@ std::string render_markdown(const nlohmann::json& r) {
     std::string sp = "**" + speedup_with_ci(*s) + "** vs " + str_or(*s, {"baseline"}, "?");
     std::vector<std::string> notes;
     if (ci95(*s)) notes.emplace_back("95% CI");
+    else if (auto why = str(*s, {"estimate_only"})) notes.push_back("an estimate, no CI: " + *why);
     if (is_true(*s, "geomean_over_cases")) notes.emplace_back("geometric mean over cases");
     if (!notes.empty()) sp += " (" + fmt::format("{}", fmt::join(notes, ", ")) + ")";
     summary.push_back({"speedup", sp});

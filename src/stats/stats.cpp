@@ -222,28 +222,54 @@ double student_t95(int dof) {
   return 1.96 + 2.4 / static_cast<double>(dof);
 }
 
-epoch_summary epoch_median(std::span<const double> xs, std::span<const int> epoch_of_round, double confidence,
-                           int resamples, std::uint64_t seed) {
-  require_nonempty(xs, "epoch_median");
-  if (epoch_of_round.size() != xs.size()) throw std::invalid_argument("epoch_median: one epoch per round expected");
+namespace {
+
+// epoch_median and epoch_geomean_of_medians: a statistic of the rounds (`stat` of a list of round
+// indices, positive), its percentile bootstrap over rounds and, with two or more epochs, the hull
+// with a Student t interval over the epochs' values in log space. `per_round` is the statistic's
+// value of each round alone, for the process-spread diagnostic.
+template <typename Stat>
+epoch_summary epoch_statistic(std::size_t n, std::span<const int> epoch_of_round, const Stat& stat,
+                              const std::vector<double>& per_round, double confidence, int resamples,
+                              std::uint64_t seed, const char* what) {
+  if (n == 0) throw std::invalid_argument(std::string(what) + ": empty input");
+  if (epoch_of_round.size() != n) throw std::invalid_argument(std::string(what) + ": one epoch per round expected");
+  require_confidence(confidence, what);
+  if (resamples < 1) throw std::invalid_argument(std::string(what) + ": resamples must be >= 1");
   epoch_summary out;
-  out.within = bootstrap_median(xs, confidence, resamples, seed);
+  std::vector<std::size_t> all(n);
+  for (std::size_t i = 0; i < n; ++i) all[i] = i;
+  out.within.n = static_cast<int>(n);
+  out.within.median = stat(all);
+  {
+    xoshiro256ss rng(seed);
+    std::vector<std::size_t> sample(n);
+    std::vector<double> values(static_cast<std::size_t>(resamples));
+    for (auto& v : values) {
+      for (auto& k : sample) k = static_cast<std::size_t>(rng.below(n));
+      v = stat(sample);
+    }
+    std::sort(values.begin(), values.end());
+    const double alpha = 1.0 - confidence;
+    out.within.ci = {quantile_sorted(values, alpha / 2.0), quantile_sorted(values, 1.0 - alpha / 2.0)};
+  }
   out.all = out.within;
   std::vector<int> ids(epoch_of_round.begin(), epoch_of_round.end());
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-  std::vector<std::vector<double>> groups;  // each epoch's rounds, in epoch order
+  std::vector<std::vector<std::size_t>> groups;  // each epoch's rounds, in epoch order
   for (int e : ids) {
-    std::vector<double>& in = groups.emplace_back();
-    for (std::size_t i = 0; i < xs.size(); ++i)
-      if (epoch_of_round[i] == e) in.push_back(xs[i]);
-    out.epoch_medians.push_back(median(in));
+    std::vector<std::size_t>& in = groups.emplace_back();
+    for (std::size_t i = 0; i < n; ++i)
+      if (epoch_of_round[i] == e) in.push_back(i);
+    out.epoch_medians.push_back(stat(in));
   }
   if (ids.size() < 2) return out;
-  if (std::fabs(confidence - 0.95) > 1e-12) throw std::invalid_argument("epoch_median: only confidence 0.95 with epochs");
+  if (std::fabs(confidence - 0.95) > 1e-12)
+    throw std::invalid_argument(std::string(what) + ": only confidence 0.95 with epochs");
   std::vector<double> logs;
   for (double m : out.epoch_medians) {
-    if (!(m > 0.0) || !std::isfinite(m)) throw std::invalid_argument("epoch_median: epoch medians must be positive");
+    if (!(m > 0.0) || !std::isfinite(m)) throw std::invalid_argument(std::string(what) + ": epoch values must be positive");
     logs.push_back(std::log(m));
   }
   const double k = static_cast<double>(logs.size());
@@ -258,13 +284,14 @@ epoch_summary epoch_median(std::span<const double> xs, std::span<const int> epoc
     std::size_t dof = 0;
     for (const auto& g : groups) {
       std::vector<double> in;
-      for (double x : g) in.push_back(x > 0.0 ? std::log(x) : std::numeric_limits<double>::quiet_NaN());
+      for (std::size_t r : g)
+        in.push_back(per_round[r] > 0.0 ? std::log(per_round[r]) : std::numeric_limits<double>::quiet_NaN());
       const double m = mean(in);
       for (double l : in) within_ss += (l - m) * (l - m);
       dof += in.size() - 1;
     }
     if (dof > 0 && std::isfinite(within_ss)) {
-      const double per_epoch = static_cast<double>(xs.size()) / k;
+      const double per_epoch = static_cast<double>(n) / k;
       out.sd_log_expected =
           std::sqrt(std::numbers::pi / 2.0) * std::sqrt(within_ss / static_cast<double>(dof)) / std::sqrt(per_epoch);
     }
@@ -273,6 +300,50 @@ epoch_summary epoch_median(std::span<const double> xs, std::span<const int> epoc
   out.all.ci = {std::min(out.within.ci.lo, out.between.lo), std::max(out.within.ci.hi, out.between.hi)};
   return out;
 }
+
+}  // namespace
+
+epoch_summary epoch_median(std::span<const double> xs, std::span<const int> epoch_of_round, double confidence,
+                           int resamples, std::uint64_t seed) {
+  require_nonempty(xs, "epoch_median");
+  require_no_nan(xs, "epoch_median");
+  std::vector<double> pick;
+  const auto stat = [&](const std::vector<std::size_t>& rounds) {
+    pick.resize(rounds.size());
+    for (std::size_t i = 0; i < rounds.size(); ++i) pick[i] = xs[rounds[i]];
+    return median_inplace(pick);
+  };
+  return epoch_statistic(xs.size(), epoch_of_round, stat, std::vector<double>(xs.begin(), xs.end()), confidence,
+                         resamples, seed, "epoch_median");
+}
+
+epoch_summary epoch_geomean_of_medians(const std::vector<std::vector<double>>& per_case,
+                                       std::span<const int> epoch_of_round, double confidence, int resamples,
+                                       std::uint64_t seed) {
+  if (per_case.empty()) throw std::invalid_argument("epoch_geomean_of_medians: no cases");
+  const std::size_t n = per_case[0].size();
+  for (const auto& c : per_case) {
+    if (c.size() != n) throw std::invalid_argument("epoch_geomean_of_medians: every case needs every round");
+    require_nonempty(c, "epoch_geomean_of_medians");
+    for (double x : c)
+      if (!(x > 0.0) || !std::isfinite(x)) throw std::invalid_argument("epoch_geomean_of_medians: values must be positive");
+  }
+  std::vector<double> pick;
+  const auto stat = [&](const std::vector<std::size_t>& rounds) {
+    double log_sum = 0.0;
+    for (const auto& c : per_case) {
+      pick.resize(rounds.size());
+      for (std::size_t i = 0; i < rounds.size(); ++i) pick[i] = c[rounds[i]];
+      log_sum += std::log(median_inplace(pick));
+    }
+    return std::exp(log_sum / static_cast<double>(per_case.size()));
+  };
+  std::vector<double> per_round(n);
+  for (std::size_t r = 0; r < n; ++r) per_round[r] = stat(std::vector<std::size_t>{r});
+  return epoch_statistic(n, epoch_of_round, stat, per_round, confidence, resamples, seed, "epoch_geomean_of_medians");
+}
+
+double range_coverage(int n) { return n < 1 ? 0.0 : 1.0 - std::pow(0.5, n - 1); }
 
 spread summarize(std::span<const double> xs) {
   require_nonempty(xs, "summarize");

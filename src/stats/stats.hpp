@@ -68,6 +68,22 @@ struct epoch_summary {
 epoch_summary epoch_median(std::span<const double> xs, std::span<const int> epoch_of_round, double confidence = 0.95,
                            int resamples = 10000, std::uint64_t seed = 0x6b6a75646765ULL);
 
+// The headline of several cases as one statistic of the rounds: the geometric mean over cases of
+// each case's median (per_case[c][r]: case c's value in round r, positive), with its CI as
+// epoch_median's (the bootstrap resamples whole rounds, every case's value of a round together).
+// The estimate is the geometric mean of the per-case medians the cases report, so it lies
+// between them, and its CI is the CI of that very number. With one case it is epoch_median.
+epoch_summary epoch_geomean_of_medians(const std::vector<std::vector<double>>& per_case,
+                                       std::span<const int> epoch_of_round, double confidence = 0.95,
+                                       int resamples = 10000, std::uint64_t seed = 0x6b6a75646765ULL);
+
+// Rounds below which no 95% CI of a median is reported: the distribution-free interval of the
+// median needs n >= 6 (its widest form, [min, max], covers the median with probability
+// 1 - 2^(1-n): 97% at 6, 75% at 3), and a percentile bootstrap over fewer rounds is no better.
+inline constexpr int min_rounds_for_ci95 = 6;
+// The probability that [min, max] of n independent rounds covers their median: 1 - 2^(1-n).
+double range_coverage(int n);
+
 // Two-sided Student t quantile t_{1 - alpha/2, dof} for confidence 0.95 (alpha 0.05), dof >= 1.
 double student_t95(int dof);
 

@@ -411,3 +411,48 @@ TEST(Stats, StudentT95) {
 
 }  // namespace
 }  // namespace kjudge::stats
+
+namespace kjudge::stats {
+namespace {
+
+// The headline of several cases is one statistic (the geometric mean of the per-case medians) and
+// its CI the bootstrap of that statistic: it lies between the cases' medians, which the
+// per-round geometric mean's median did not (0.118x overall against 0.112x and 0.107x per case).
+TEST(Stats, TheHeadlineIsTheGeometricMeanOfTheCasesMediansWithItsOwnCi) {
+  // Two cases whose rounds move in opposite directions: a round's geomean is not the geomean of
+  // the cases' medians.
+  const std::vector<double> a{0.10, 0.11, 0.12, 0.13, 0.20, 0.21, 0.22};
+  const std::vector<double> b{0.30, 0.29, 0.10, 0.10, 0.10, 0.28, 0.27};
+  const std::vector<int> one_epoch(a.size(), 0);
+  const auto head = epoch_geomean_of_medians({a, b}, one_epoch);
+  const double ma = median(a), mb = median(b);
+  EXPECT_NEAR(head.all.median, std::sqrt(ma * mb), 1e-12);
+  EXPECT_GE(head.all.median, std::min(ma, mb));
+  EXPECT_LE(head.all.median, std::max(ma, mb));
+  EXPECT_LE(head.all.ci.lo, head.all.median);
+  EXPECT_GE(head.all.ci.hi, head.all.median);
+  // One case: exactly epoch_median.
+  const auto single = epoch_geomean_of_medians({a}, one_epoch);
+  const auto direct = epoch_median(a, one_epoch);
+  EXPECT_DOUBLE_EQ(single.all.median, direct.all.median);
+  EXPECT_DOUBLE_EQ(single.all.ci.lo, direct.all.ci.lo);
+  EXPECT_DOUBLE_EQ(single.all.ci.hi, direct.all.ci.hi);
+  // With epochs, the hull with the interval over the epochs' values.
+  const std::vector<int> two_epochs{0, 0, 0, 1, 1, 1, 1};
+  const auto split = epoch_geomean_of_medians({a, b}, two_epochs);
+  EXPECT_EQ(split.epoch_medians.size(), 2u);
+  EXPECT_LE(split.all.ci.lo, split.within.ci.lo);
+}
+
+// Below six rounds no 95% CI of a median exists: [min, max] of n rounds covers the median with
+// probability 1 - 2^(1-n).
+TEST(Stats, TheRangeOfFewRoundsCoversTheMedianWithKnownProbability) {
+  EXPECT_EQ(min_rounds_for_ci95, 6);
+  EXPECT_DOUBLE_EQ(range_coverage(1), 0.0);
+  EXPECT_DOUBLE_EQ(range_coverage(3), 0.75);
+  EXPECT_GE(range_coverage(min_rounds_for_ci95), 0.95);
+  EXPECT_LT(range_coverage(min_rounds_for_ci95 - 1), 0.95);
+}
+
+}  // namespace
+}  // namespace kjudge::stats
