@@ -11,7 +11,8 @@
 
 #include "cli/commands.hpp"
 #include "core/error.hpp"
-#include "pool/guardian.hpp"
+#include "core/guardian.hpp"
+#include "core/interrupt.hpp"
 #include "pool/process_census.hpp"
 
 namespace {
@@ -42,9 +43,11 @@ int main(int argc, char** argv) {
   ::prctl(PR_SET_DUMPABLE, 0);
   // Processes a worker leaves behind become the controller's children (to be found, killed and
   // reaped), and whatever is still running when kjudge ends, however it ends, is killed by its
-  // guardian (pool/guardian.hpp), forked now while kjudge has one thread.
+  // guardian (core/guardian.hpp), forked now while kjudge has one thread.
   kjudge::become_subreaper();
-  kjudge::guardian::start();
+  kjudge::guardian::start(argc, argv);
+  // Ctrl-C, SIGTERM, SIGHUP: recorded, children terminated, then exit (core/interrupt.hpp).
+  kjudge::interrupt::install();
   std::vector<std::string> arg_storage;
   std::vector<char*> args = private_argv(argc, argv, arg_storage);
   try {

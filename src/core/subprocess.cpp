@@ -11,6 +11,8 @@
 #include <cstring>
 
 #include "core/error.hpp"
+#include "core/guardian.hpp"
+#include "core/interrupt.hpp"
 
 extern char** environ;
 
@@ -41,6 +43,7 @@ command_result run_command(const std::vector<std::string>& argv, const command_o
   if (pid < 0) throw internal_error(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
     ::setpgid(0, 0);
+    interrupt::unblock_in_child();
     ::dup2(pipefd[1], 1);
     ::dup2(pipefd[1], 2);
     const int devnull = ::open("/dev/null", O_RDONLY);
@@ -52,6 +55,8 @@ command_result run_command(const std::vector<std::string>& argv, const command_o
     ::_exit(127);
   }
   ::setpgid(pid, pid);
+  // Killed with kjudge if kjudge dies (a compiler, a proposer: core/guardian.hpp).
+  guardian::watch_group(pid);
   ::close(pipefd[1]);
   command_result r;
   const auto deadline = t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
@@ -82,6 +87,7 @@ command_result run_command(const std::vector<std::string>& argv, const command_o
   int status = 0;
   ::waitpid(pid, &status, 0);
   ::kill(-pid, SIGKILL);  // stragglers in its group
+  guardian::forget_group(pid);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (WIFEXITED(status)) r.exit_status = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);

@@ -32,7 +32,7 @@
 #include "oracle/oracle.hpp"
 #include "oracle/qr_check.hpp"
 #include "planner/planner.hpp"
-#include "pool/guardian.hpp"
+#include "core/guardian.hpp"
 #include "pool/worker_process.hpp"
 #include "problem/integrity.hpp"
 #include "problem/registry.hpp"

@@ -1,17 +1,24 @@
 #include "loop/loop.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <random>
 
 #include "core/error.hpp"
+#include "core/interrupt.hpp"
 #include "core/hash.hpp"
 #include "judge/evaluate.hpp"
 #include "judge/python_parties.hpp"
@@ -160,6 +167,43 @@ std::optional<json> read_json_if_valid(const fs::path& p) {
   return std::nullopt;
 }
 
+// One process at a time per workdir: an exclusive flock on workdir/.lock for the run's lifetime
+// (released by the kernel however the process ends), holding the owner's pid and start. A second
+// `kjudge loop --resume` on a running loop is refused and told who holds it.
+class workdir_lock {
+ public:
+  explicit workdir_lock(const fs::path& workdir) : m_path(workdir / ".lock") {
+    m_fd = ::open(m_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (m_fd < 0) throw usage_error(m_path.string() + ": cannot open: " + std::strerror(errno));
+    if (::flock(m_fd, LOCK_EX | LOCK_NB) != 0) {
+      const int err = errno;
+      std::string holder;
+      try {
+        holder = read_file(m_path);
+      } catch (const std::exception&) {
+      }
+      ::close(m_fd);
+      m_fd = -1;
+      if (err == EWOULDBLOCK)
+        throw usage_error(workdir.string() + ": the loop is running in another kjudge" +
+                          (holder.empty() ? std::string() : " (" + holder.substr(0, holder.find('\n')) + ")") +
+                          "; wait for it to end, or stop it (Ctrl-C), then --resume");
+      throw usage_error(m_path.string() + ": cannot lock: " + std::strerror(err));
+    }
+    const std::string me = fmt::format("pid {}, since {}\n", ::getpid(), utc_now());
+    if (::ftruncate(m_fd, 0) == 0) (void)!::write(m_fd, me.data(), me.size());
+  }
+  workdir_lock(const workdir_lock&) = delete;
+  workdir_lock& operator=(const workdir_lock&) = delete;
+  ~workdir_lock() {
+    if (m_fd >= 0) ::close(m_fd);
+  }
+
+ private:
+  fs::path m_path;
+  int m_fd = -1;
+};
+
 class driver {
  public:
   driver(fs::path workdir, const std::vector<json>& events, bool progress)
@@ -183,10 +227,27 @@ class driver {
     m_state.apply(ev);
   }
 
-  loop_outcome run() {
+  // resumed: the "resumed" event of `kjudge loop --resume`, journaled once the run could be
+  // taken up (a resume that fails before leaves the journal as it was).
+  loop_outcome run(const std::optional<json>& resumed = std::nullopt) {
     m_db->upsert_run(m_state.config);
     sync_store();
     commit_pending();
+    if (resumed) append(*resumed);
+    // Interrupted (Ctrl-C, SIGTERM): the journal says so, the proposer and the workers are
+    // terminated (core/interrupt.hpp), and --resume takes the run up where it was.
+    const int hook = interrupt::add_hook([this](int sig) {
+      m_journal.append(json{{"event", "stopped"},
+                            {"reason", "interrupted"},
+                            {"signal", sig},
+                            {"iteration", m_state.last_iteration()},
+                            {"elapsed_s", elapsed()},
+                            {"at", utc_now()}});
+    });
+    struct unhook {
+      int id;
+      ~unhook() { interrupt::remove_hook(id); }
+    } unhooked{hook};
     while (true) {
       const int i = m_state.last_iteration();
       if (i > 0 && !m_state.iterations[i].finished) {
@@ -610,10 +671,12 @@ class driver {
 
   void store_iteration(int i) {
     const auto& rec = m_state.iterations[i];
+    // An iteration whose proposer never finished (kjudge killed meanwhile) has no proposer record.
+    const json proposer = rec.proposer.is_object() ? rec.proposer : json::object();
     json row{{"iteration", i},
              {"request", rec.req.to_json()},
-             {"proposer_status", rec.proposer.value("status", "")},
-             {"proposer_seconds", rec.proposer.value("seconds", 0.0)},
+             {"proposer_status", proposer.value("status", "")},
+             {"proposer_seconds", proposer.value("seconds", 0.0)},
              {"n_proposals", rec.proposal_ids.size()}};
     if (rec.finished) {
       row["best"] = rec.beam_event.value("best", json());
@@ -694,6 +757,7 @@ loop_outcome run_loop(const loop_options& o) {
     throw usage_error(workdir.string() + ": not empty; give a new or empty --workdir");
   fs::create_directories(workdir, ec);
   if (ec) throw usage_error(workdir.string() + ": cannot create: " + ec.message());
+  const workdir_lock lock(workdir);
 
   const std::string resolved = resolve_proposer_spec(o.proposer, workdir, cwd);
   const bool autotune = resolved.rfind("autotune:", 0) == 0;
@@ -744,6 +808,7 @@ loop_outcome resume_loop(const fs::path& dir, const resume_options& o) {
   if (o.budget_iterations && *o.budget_iterations < 1)
     throw usage_error(fmt::format("--budget {}: expected at least 1 iteration", *o.budget_iterations));
   if (o.hours && !(*o.hours > 0)) throw usage_error(fmt::format("--hours {}: expected a positive number", *o.hours));
+  const workdir_lock lock(workdir);
   auto events = read_journal(workdir / "journal.jsonl", true);
   if (events.empty() || events.front().value("event", "") != "started")
     throw usage_error((workdir / "journal.jsonl").string() + ": does not start with a \"started\" event");
@@ -751,13 +816,9 @@ loop_outcome resume_loop(const fs::path& dir, const resume_options& o) {
   if (o.budget_iterations) overrides["budget_iterations"] = *o.budget_iterations;
   if (o.hours) overrides["hours"] = *o.hours;
   const json resumed{{"event", "resumed"}, {"overrides", overrides}, {"at", utc_now()}};
-  {
-    journal j(workdir / "journal.jsonl");
-    j.append(resumed);
-  }
   events.push_back(resumed);
   driver d(workdir, events, o.progress);
-  return d.run();
+  return d.run(resumed);
 }
 
 }  // namespace kjudge::loop

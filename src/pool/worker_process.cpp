@@ -24,7 +24,8 @@
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "pool/detail/private_mounts.hpp"
-#include "pool/guardian.hpp"
+#include "core/guardian.hpp"
+#include "core/interrupt.hpp"
 #include "pool/process_census.hpp"
 #include "pool/syscall_monitor.hpp"
 
@@ -193,6 +194,7 @@ std::variant<worker_process, worker_failure> worker_process::launch(const worker
   if (pid == 0) {
     // Child: only async-signal-safe calls from here to execve.
     ::setpgid(0, 0);
+    interrupt::unblock_in_child();
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) ::_exit(120);
     ::dup2(log_fd, 1);

@@ -10,9 +10,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -325,6 +327,85 @@ TEST(Loop, ResumeAfterKillNineLosesNothingAndJudgesNothingTwice) {
   const auto again = kj({"loop", "--resume", dir.string(), "-q"});
   EXPECT_EQ(again.exit_status, 0) << again.output;
   EXPECT_EQ(count_events(dir, "judged"), 7);
+}
+
+// A proposer that sleeps 30 s on its first run (and touches a marker the test reads), then
+// proposes nothing: a loop interrupted while it runs.
+std::string sleepy_proposer() {
+  return "sh -c 'if [ ! -e \"$KJUDGE_WORKDIR/.slept\" ]; then touch \"$KJUDGE_WORKDIR/.slept\"; sleep 30; fi'";
+}
+
+// The processes whose command line holds `needle` (a proposer's "sleep 30").
+int processes_with(const std::string& needle) {
+  int n = 0;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/proc", ec)) {
+    std::ifstream in(e.path() / "cmdline");
+    std::string cmd((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::replace(cmd.begin(), cmd.end(), '\0', ' ');
+    std::ifstream st(e.path() / "stat");
+    std::string stat;
+    std::getline(st, stat);
+    const auto close = stat.rfind(')');
+    const bool zombie = close != std::string::npos && stat.size() > close + 2 && stat[close + 2] == 'Z';
+    if (!zombie && cmd.find(needle) != std::string::npos && cmd.find("sh -c") == std::string::npos) ++n;
+  }
+  return n;
+}
+
+// kill -9 while the proposer runs: the proposer does not outlive kjudge (its guardian terminates
+// it), and --resume takes the iteration up again (it failed with "cannot use value() with null"
+// and journaled another "resumed" each time). Interruptions lose nothing.
+TEST(Loop, KillNineWhileTheProposerRunsIsResumedAndLeavesNoProposer) {
+  const fs::path dir = fresh_dir("kill-proposer");
+  const pid_t pid = spawn({"loop", "softmax", "--proposer", sleepy_proposer(), "--workdir", dir.string(), "--budget",
+                           "1", "--torch-baselines", "none", "-q"},
+                          base_dir() / "kill-proposer.log");
+  ASSERT_TRUE(wait_for([&] { return fs::exists(dir / ".slept"); }, 60)) << slurp(base_dir() / "kill-proposer.log");
+  ::kill(pid, SIGKILL);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  EXPECT_TRUE(wait_for([&] { return processes_with("sleep 30") == 0; }, 10)) << "the proposer outlived kjudge";
+  const auto r = kj({"loop", "--resume", dir.string(), "-q"});
+  EXPECT_EQ(r.exit_status, 0) << r.output;
+  EXPECT_EQ(count_events(dir, "resumed"), 1);
+  EXPECT_EQ(count_events(dir, "proposed"), 1);
+  EXPECT_EQ(count_events(dir, "stopped"), 1);
+}
+
+// Ctrl-C (SIGINT) while the proposer runs: kjudge records "stopped: interrupted", exits at once,
+// the proposer is terminated, no scratch is left; --resume continues. A second kjudge on a running
+// loop's workdir is told who holds it (exit 2) and changes nothing.
+TEST(Loop, SigintStopsTheProposerAndASecondResumeIsToldWhoHoldsTheRun) {
+  const fs::path dir = fresh_dir("sigint");
+  const fs::path cache = base_dir() / "sigint-cache";
+  ::setenv("KJUDGE_CACHE", cache.c_str(), 1);
+  const pid_t pid = spawn({"loop", "softmax", "--proposer", sleepy_proposer(), "--workdir", dir.string(), "--budget",
+                           "1", "--torch-baselines", "none", "-q"},
+                          base_dir() / "sigint.log");
+  ::unsetenv("KJUDGE_CACHE");
+  ASSERT_TRUE(wait_for([&] { return fs::exists(dir / ".slept"); }, 60)) << slurp(base_dir() / "sigint.log");
+  const auto second = kj({"loop", "--resume", dir.string(), "-q"});
+  EXPECT_EQ(second.exit_status, 2) << second.output;
+  EXPECT_NE(second.output.find("running in another kjudge (pid " + std::to_string(pid)), std::string::npos)
+      << second.output;
+  EXPECT_EQ(count_events(dir, "resumed"), 0);
+  const auto t0 = std::chrono::steady_clock::now();
+  ::kill(pid, SIGINT);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 5.0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 128 + SIGINT);
+  EXPECT_TRUE(wait_for([&] { return processes_with("sleep 30") == 0; }, 10)) << "the proposer outlived kjudge";
+  bool interrupted = false;
+  for (const auto& e : journal(dir)) interrupted = interrupted || (e["event"] == "stopped" && e["reason"] == "interrupted");
+  EXPECT_TRUE(interrupted);
+  std::error_code ec;
+  EXPECT_TRUE(wait_for([&] { return !fs::exists(cache / "scratch") || fs::is_empty(cache / "scratch", ec); }, 10));
+  const auto r = kj({"loop", "--resume", dir.string(), "-q"});
+  EXPECT_EQ(r.exit_status, 0) << r.output;
+  EXPECT_EQ(count_events(dir, "proposed"), 1);
 }
 
 TEST(Loop, ProposerCrashTimeoutGarbageAndNothingAreRecordedAndTheLoopGoesOn) {

@@ -1,5 +1,5 @@
 // The sandbox and the controller's hold on what a worker starts, through the real CLI: nothing
-// outlives kjudge killed with SIGKILL (its guardian, pool/guardian.hpp), an imported problem
+// outlives kjudge killed with SIGKILL (its guardian, core/guardian.hpp), an imported problem
 // changed after import is refused (problem/integrity.hpp), and what a candidate's processes did is
 // in the result.
 #include <signal.h>

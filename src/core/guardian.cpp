@@ -1,4 +1,4 @@
-#include "pool/guardian.hpp"
+#include "core/guardian.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -7,7 +7,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <cstring>
+#include <mutex>
 #include <set>
 #include <string>
 #include <system_error>
@@ -16,7 +19,8 @@ namespace kjudge::guardian {
 
 namespace {
 
-int g_fd = -1;  // the controller's end; -1 without a guardian
+int g_fd = -1;                    // the controller's end; -1 without a guardian
+constexpr int grace_polls = 100;  // x 50 ms: the grace period between SIGTERM and SIGKILL, 5 s
 
 void send_line(char op, const std::string& what) {
   if (g_fd < 0) return;
@@ -58,6 +62,16 @@ void send_line(char op, const std::string& what) {
       if (line.compare(0, 2, "-d") == 0) dirs.erase(arg);
     }
   }
+  // SIGTERM first, so that a proposer (an agent, say) can leave cleanly; SIGKILL to what is
+  // still there after the grace period (kjudge's own workers end at SIGTERM).
+  for (const pid_t g : groups)
+    if (g > 1) ::kill(-g, SIGTERM);
+  for (int i = 0; i < grace_polls; ++i) {
+    bool alive = false;
+    for (const pid_t g : groups) alive = alive || (g > 1 && ::kill(-g, 0) == 0);
+    if (!alive) break;
+    ::usleep(50000);
+  }
   for (const pid_t g : groups)
     if (g > 1) ::kill(-g, SIGKILL);
   for (const auto& d : dirs) {
@@ -69,7 +83,21 @@ void send_line(char op, const std::string& what) {
 
 }  // namespace
 
-bool start() {
+namespace {
+
+// The guardian's own command line: main's argument memory (contiguous, NUL-separated) rewritten.
+void rename_command_line(int argc, char** argv) {
+  if (argc < 1 || argv == nullptr || argv[0] == nullptr) return;
+  char* begin = argv[0];
+  char* end = argv[argc - 1] + std::strlen(argv[argc - 1]);
+  std::memset(begin, 0, static_cast<std::size_t>(end - begin));
+  constexpr char name[] = "kjudge-guardian";
+  std::memcpy(begin, name, std::min(sizeof name - 1, static_cast<std::size_t>(end - begin)));
+}
+
+}  // namespace
+
+bool start(int argc, char** argv) {
   if (g_fd >= 0) return true;
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return false;
@@ -81,6 +109,7 @@ bool start() {
   }
   if (pid == 0) {
     ::close(sv[0]);
+    rename_command_line(argc, argv);
     run_guardian(sv[1]);
   }
   ::close(sv[1]);
@@ -88,12 +117,37 @@ bool start() {
   return true;
 }
 
+namespace {
+
+std::mutex g_mutex;
+std::set<pid_t>& groups_here() {
+  static std::set<pid_t> s;
+  return s;
+}
+
+}  // namespace
+
 void watch_group(pid_t pgid) {
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    groups_here().insert(pgid);
+  }
   send_line('+', "g " + std::to_string(pgid));
 }
+
 void forget_group(pid_t pgid) {
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    groups_here().erase(pgid);
+  }
   send_line('-', "g " + std::to_string(pgid));
 }
+
+std::vector<pid_t> watched_groups() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  return {groups_here().begin(), groups_here().end()};
+}
+
 void watch_directory(const std::filesystem::path& dir) {
   send_line('+', "d " + dir.string());
 }
