@@ -56,6 +56,24 @@ int cmd_list() {
   for (const auto& p : all)
     std::printf("%-22s %-10s %-12s %s\n", p.name.c_str(), join(p.dtypes, ",").c_str(), p.check.c_str(),
                 p.description.c_str());
+  // Imported problems (kjudge import), by the name `eval` takes.
+  namespace fs = std::filesystem;
+  const fs::path root = imported_problems_root();
+  std::error_code ec;
+  std::vector<fs::path> dirs;
+  for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+    if (it->is_regular_file(ec) && it->path().filename() == "problem.toml") dirs.push_back(it->path().parent_path());
+  std::sort(dirs.begin(), dirs.end());
+  if (!dirs.empty()) std::printf("\nimported (%s):\n", root.string().c_str());
+  for (const auto& d : dirs) {
+    const std::string name = fs::relative(d, root).string();
+    try {
+      const problem_spec p = load_problem(d.string());
+      std::printf("%-40s %-10s %s\n", name.c_str(), join(p.dtypes, ",").c_str(), p.description.substr(0, 80).c_str());
+    } catch (const std::exception& e) {
+      std::printf("%-40s (cannot be loaded: %s)\n", name.c_str(), e.what());
+    }
+  }
   return 0;
 }
 
@@ -557,12 +575,22 @@ int cmd_validate(const eval_flags& f, const std::string& problem, bool all, int 
 
 int cmd_history(const std::string& problem, const std::string& db_path, int limit) {
   store db(db_path.empty() ? default_db_path() : std::filesystem::path(db_path));
-  const auto rows = db.history(problem, limit);
+  // The name as `eval` takes it (a suite name, "kb/level1/19_ReLU", a directory) or as stored
+  // (the spec's own name, "kb.level1.19_ReLU").
+  std::string name = problem;
+  std::string spec_sha;
+  try {
+    const problem_spec p = load_problem(problem);
+    name = p.name;
+    spec_sha = sha256_hex(read_file(p.file));
+  } catch (const usage_error&) {  // not loadable now (renamed, removed): the name as stored
+  }
+  const auto rows = db.history(name, limit);
   if (rows.empty()) {
-    std::printf("no evaluations of %s in %s\n", problem.c_str(), db.path().string().c_str());
+    std::printf("no evaluations of %s in %s\n", name.c_str(), db.path().string().c_str());
     return 0;
   }
-  std::cout << render_history(rows);
+  std::cout << render_history(rows, spec_sha);
   return 0;
 }
 
@@ -704,7 +732,7 @@ int run(int argc, char** argv) {
   app.footer("\n" + environment_help());
   app.set_version_flag("--version", std::string("kjudge ") + KJUDGE_VERSION);
 
-  app.add_subcommand("list", "list the problems of the suite");
+  app.add_subcommand("list", "list the problems of the suite and the imported ones");
   auto* show = app.add_subcommand("show", "show a problem's signature, cases, tolerances and cost model");
   std::string problem, candidate;
   show->add_option("PROBLEM", problem, "suite name or path to a problem directory")->required();

@@ -31,7 +31,7 @@ struct import_flags {
   std::string out;
   std::string prefix;
   int seed = 42;
-  bool shape_scale = false;
+  double shape_scale = 0;  // kjudge import kernelbench --shape-scale F (0: none)
   double timeout = 300;
   int jobs = 1;  // files inspected at once (kernelbench)
 };
@@ -73,6 +73,34 @@ std::string utc_now() {
 
 json inspect(const python_setup& ps, const json& request, double timeout) { return python_inspect(ps, request, timeout); }
 
+// What one inspection of a file may take: 80% of the memory available now (MemAvailable), shared
+// by the inspections running at once; 0 where it cannot be read (no check).
+std::uint64_t inspection_memory_limit(std::size_t jobs) {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  std::uint64_t kib = 0;
+  std::string unit;
+  while (in >> key >> kib >> unit)
+    if (key == "MemAvailable:") return kib * 1024 * 8 / 10 / std::max<std::size_t>(1, jobs);
+  return 0;
+}
+
+// A --prefix as a relative name: no empty components ("kb/", "kb//x", "/kb"), no "." or "..".
+std::string normal_prefix(const std::string& prefix) {
+  std::string out;
+  std::size_t start = 0;
+  while (start <= prefix.size()) {
+    const auto slash = prefix.find('/', start);
+    const std::string part = prefix.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
+    if (part == "..") throw usage_error("--prefix " + prefix + ": '..' would leave the imported problems' directory");
+    if (!part.empty() && part != ".") out += (out.empty() ? "" : "/") + part;
+    if (slash == std::string::npos) break;
+    start = slash + 1;
+  }
+  if (out.empty()) throw usage_error("--prefix " + prefix + ": expected a name such as kb/level1");
+  return out;
+}
+
 std::string name_part(std::string s) {
   for (auto& c : s)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.') c = '_';
@@ -100,8 +128,21 @@ std::string input_domain_toml(const json& in) {
   return s;
 }
 
+// A tensor with a zero dimension (batch_size = 0, say) makes a problem no case of which can run:
+// refused at import with the tensor named, not written for `eval` to refuse later.
+void require_nonempty_tensors(const fs::path& file, const json& res) {
+  for (const char* role : {"inputs", "outputs"})
+    for (const auto& t : res[role])
+      for (const auto& d : t["shape"])
+        if (d.get<long long>() < 1)
+          throw usage_error(file.string() + ": " + std::string(role).substr(0, std::string(role).size() - 1) + " " +
+                            t.value("name", std::string("?")) + " has shape " + t["shape"].dump() +
+                            ": a dimension of 0 (a batch size of 0?) leaves nothing to judge");
+}
+
 fs::path write_kernelbench_problem(const fs::path& file, const std::string& rel_name, const json& res,
                                    const fs::path& out_root, int seed) {
+  require_nonempty_tensors(file, res);
   const fs::path dir = out_root / rel_name;
   fs::create_directories(dir);
   unseal_problem_dir(dir);  // a re-import replaces the read-only files of the last one
@@ -192,6 +233,13 @@ fs::path write_kernelbench_problem(const fs::path& file, const std::string& rel_
                {"source", {{"path", fs::absolute(file).string()}, {"sha256", sha256_hex(read_file(file))},
                            {"imported_at", utc_now()}, {"constants", res["constants"]},
                            {"parameters", res["parameters"]}}}};
+  // --shape-scale at import: the scaled constants are the problem's (set in every party's module).
+  if (res.contains("scaled_constants") && !res["scaled_constants"].empty()) {
+    json consts = json::object();
+    for (const auto& [k, v] : res["scaled_constants"].items()) consts[k] = v[1];
+    sidecar["constants"] = consts;
+    sidecar["source"]["scaled_constants"] = res["scaled_constants"];
+  }
   std::ofstream(dir / "kjudge-import.json") << sidecar.dump(2) << "\n";
   seal_problem_dir(dir);
   (void)pname;
@@ -219,16 +267,22 @@ int cmd_import_kernelbench(const import_flags& f) {
     throw usage_error(in.string() + ": no such file or directory");
   }
   const fs::path out_root = f.out.empty() ? imported_problems_root() : fs::path(f.out);
-  const std::string level = fs::is_directory(in, ec) ? fs::absolute(in).lexically_normal().filename().string()
-                                                      : fs::absolute(in).parent_path().filename().string();
-  const std::string prefix = f.prefix.empty() ? "kb/" + name_part(level) : f.prefix;
+  // The level's name from the directory's real path: "." or a trailing slash named problems
+  // "kb//19_ReLU".
+  const fs::path where = fs::weakly_canonical(fs::absolute(in), ec);
+  std::string level = (fs::is_directory(in, ec) ? where : where.parent_path()).filename().string();
+  if (level.empty()) level = "problems";
+  const std::string prefix = f.prefix.empty() ? "kb/" + name_part(level) : normal_prefix(f.prefix);
   int ok = 0, failed = 0;
   // Inspections run --jobs at a time (each its own process); the problems are written in order.
   const std::size_t jobs = static_cast<std::size_t>(std::max(1, f.jobs));
   std::vector<std::future<json>> answers(files.size());
   auto launch = [&](std::size_t i) {
-    answers[i] = std::async(std::launch::async, [&ps, &f, file = files[i]] {
-      return inspect(ps, json{{"kind", "kernelbench"}, {"file", fs::absolute(file).string()}, {"seed", f.seed}}, f.timeout);
+    answers[i] = std::async(std::launch::async, [&ps, &f, jobs, file = files[i]] {
+      json req{{"kind", "kernelbench"}, {"file", fs::absolute(file).string()}, {"seed", f.seed},
+               {"memory_limit", inspection_memory_limit(jobs)}};
+      if (f.shape_scale > 0) req["shape_scale"] = f.shape_scale;
+      return inspect(ps, req, f.timeout);
     });
   };
   for (std::size_t i = 0; i < std::min(jobs, files.size()); ++i) launch(i);
@@ -242,7 +296,14 @@ int cmd_import_kernelbench(const import_flags& f) {
       std::fprintf(stderr, "kjudge import: %s: %s\n", file.string().c_str(), answer.value("error", "?").c_str());
       continue;
     }
-    const fs::path dir = write_kernelbench_problem(file, rel, answer["result"], out_root, f.seed);
+    fs::path dir;
+    try {
+      dir = write_kernelbench_problem(file, rel, answer["result"], out_root, f.seed);
+    } catch (const usage_error& e) {
+      ++failed;
+      std::fprintf(stderr, "kjudge import: %s\n", e.what());
+      continue;
+    }
     ++ok;
     std::string shapes;
     for (const auto& t : answer["result"]["inputs"]) shapes += (shapes.empty() ? "" : ", ") + t["name"].get<std::string>() + shape_toml(t["shape"]);
@@ -282,9 +343,9 @@ int cmd_import_gpumode(const import_flags& f) {
     return 2;
   }
   const json& res = answer["result"];
-  std::string base = in.filename().string();
-  if (base.empty()) base = in.parent_path().filename().string();
-  const std::string rel = (f.prefix.empty() ? std::string("gpumode") : f.prefix) + "/" + name_part(base);
+  std::string base = fs::weakly_canonical(fs::absolute(in), ec).filename().string();
+  if (base.empty()) base = "problem";
+  const std::string rel = (f.prefix.empty() ? std::string("gpumode") : normal_prefix(f.prefix)) + "/" + name_part(base);
   const fs::path dir = (f.out.empty() ? imported_problems_root() : fs::path(f.out)) / rel;
   fs::create_directories(dir);
   unseal_problem_dir(dir);  // a re-import replaces the read-only files of the last one
@@ -417,6 +478,10 @@ void add_python_commands(CLI::App& app) {
   g_kernelbench->add_option("--prefix", g_flags.prefix, "problem name prefix (default kb/<directory name>, e.g. kb/level1)");
   g_kernelbench->add_option("--seed", g_flags.seed, "seed of the weights' initialisation (the same for reference and candidates)");
   g_kernelbench->add_option("--timeout", g_flags.timeout, "seconds allowed to inspect one file");
+  g_kernelbench->add_option("--shape-scale", g_flags.shape_scale,
+                            "scale the file's input-sizing constants by F before running it (for files whose full "
+                            "size does not fit this machine; the problem is then the scaled one)")
+      ->check(CLI::PositiveNumber);
   g_kernelbench->add_option("-j,--jobs", g_flags.jobs, "files inspected at once (each in its own process)")
       ->check(CLI::Range(1, 64));
   g_gpumode = g_import->add_subcommand("gpumode", "import a GPU MODE problem directory (task.yml, reference.py)");

@@ -97,6 +97,9 @@ python_problem python_problem_of(const problem_spec& p) {
       pp.args = j.value("args", nlohmann::json());
       pp.source = j.value("source", nlohmann::json());
       pp.structure = j.value("structure", nlohmann::json());
+      // Imported with --shape-scale: the file's constants as the problem was scaled, set in every
+      // party's module (the model is built with them).
+      pp.constants = j.value("constants", nlohmann::json::object());
       if (j.contains("generate_input")) {
         pp.test_args = j["generate_input"].value("tests", nlohmann::json::array());
         pp.benchmark_args = j["generate_input"].value("benchmarks", nlohmann::json::array());

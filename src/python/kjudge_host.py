@@ -477,15 +477,75 @@ def _guess_structure(t):
     return None
 
 
-def inspect_kernelbench(path, seed, overrides=None, module_name="kjudge_kb_problem"):
+def _meta_input_bytes(mod):
+    """The bytes get_inputs() would allocate, measured on the meta device (no memory is taken);
+    None where get_inputs does not run there."""
+    import torch
+    try:
+        with torch.device("meta"):
+            inputs = mod.get_inputs()
+        return sum(t.numel() * t.element_size() for t in inputs if isinstance(t, torch.Tensor))
+    except Exception:  # noqa: BLE001 - a get_inputs meta cannot run: measured for real below
+        return None
+
+
+def _meta_input_shapes(mod):
+    import torch
+    with torch.device("meta"):
+        return [tuple(t.shape) for t in mod.get_inputs() if isinstance(t, torch.Tensor)]
+
+
+def _scale_constants(mod, scale):
+    """kjudge import --shape-scale: each integer module constant that only sizes the inputs (scaled
+    alone, on the meta device, every input dimension that changes goes from its value to the new
+    one) is scaled (rounded, at least 1). Returns {name: (old, new)}."""
+    base = _meta_input_shapes(mod)
+    scaled = {}
+    for k, v in sorted(vars(mod).items()):
+        if k.startswith("_") or not isinstance(v, int) or isinstance(v, bool):
+            continue
+        nv = max(1, int(round(v * scale)))
+        if nv == v:
+            continue
+        setattr(mod, k, nv)
+        try:
+            shapes = _meta_input_shapes(mod)
+            pure = len(shapes) == len(base) and any(a != b for a, b in zip(base, shapes)) and all(
+                len(a) == len(b) and all(x == y or (x == v and y == nv) for x, y in zip(a, b))
+                for a, b in zip(base, shapes))
+        except Exception:  # noqa: BLE001 - not a size of the inputs
+            pure = False
+        if pure:
+            scaled[k] = (v, nv)
+            base = shapes
+        else:
+            setattr(mod, k, v)
+    return scaled
+
+
+def inspect_kernelbench(path, seed, overrides=None, module_name="kjudge_kb_problem", memory_limit=0, scale=None):
     """Shapes and dtypes of a KernelBench problem file's inputs and outputs, its size constants and
     init inputs. Raises BadInput with the reason where the file does not have the form.
-    overrides: module constants set after the import (--shape-scale variants)."""
+    overrides: module constants set after the import (--shape-scale variants).
+    memory_limit: bytes the inspection may take; a file whose inputs alone (measured on the meta
+    device) would need more than a third of it is refused before anything is allocated (a
+    full-size level-1 file took 23.8 GB of a 24 GiB machine). scale: kjudge import --shape-scale,
+    the input-sizing constants scaled first."""
     import torch
     torch.set_grad_enabled(False)
     mod = _import_file(path, module_name)
     for k, v in (overrides or {}).items():
         setattr(mod, k, v)
+    scaled = _scale_constants(mod, scale) if scale else {}
+    if memory_limit > 0 and hasattr(mod, "get_inputs"):
+        if torch.cuda.is_available() and os.environ.get("KJUDGE_INSPECT_DEVICE", "") != "cpu":
+            memory_limit = min(memory_limit, torch.cuda.mem_get_info()[0])  # made on the GPU below
+        need = _meta_input_bytes(mod)
+        if need is not None and 3 * need > memory_limit:
+            raise BadInput(f"get_inputs() makes {need / 2**30:.1f} GiB of inputs, and inspecting the file takes about "
+                           f"three times that (the inputs, the model's intermediates, its outputs): more than the "
+                           f"{memory_limit / 2**30:.1f} GiB this machine has for it. Import it with --shape-scale F "
+                           f"(its input sizes scaled by F), or on a larger machine")
     for name in ("Model", "get_inputs", "get_init_inputs"):
         if not hasattr(mod, name):
             raise BadInput(f"{os.path.basename(path)} defines no {name} (a KernelBench problem has "
@@ -587,7 +647,8 @@ def inspect_kernelbench(path, seed, overrides=None, module_name="kjudge_kb_probl
     with open(path, encoding="utf-8") as f:
         src = f.read()
     return {"inputs": tensors, "outputs": outputs, "scalars": scalars, "args": args, "init_inputs": init,
-            "constants": consts, "parameters": n_params, "doc": (mod.Model.__doc__ or "").strip()[:300],
+            "constants": consts, "scaled_constants": {k: list(v) for k, v in scaled.items()},
+            "parameters": n_params, "doc": (mod.Model.__doc__ or "").strip()[:300],
             "uses_matmul": any(w in src for w in ("matmul", "Linear", "linear", "bmm", "Conv", "conv",
                                                    "einsum", "mm(", "@"))}
 
@@ -792,7 +853,9 @@ def main_inspect(request_json):
         if req["kind"] == "gpumode":
             res = inspect_gpumode(req["dir"])
         elif req["kind"] == "kernelbench":
-            res = inspect_kernelbench(req["file"], int(req.get("seed", 42)))
+            res = inspect_kernelbench(req["file"], int(req.get("seed", 42)),
+                                      memory_limit=int(req.get("memory_limit", 0)),
+                                      scale=float(req["shape_scale"]) if req.get("shape_scale") else None)
         elif req["kind"] == "kernelbench_variants":
             res = kernelbench_shape_variants(req["file"], int(req.get("seed", 42)), float(req["scale"]),
                                              int(req.get("max_elements", 1 << 26)))

@@ -961,23 +961,37 @@ std::string render_verdict_table(const std::vector<nlohmann::json>& results, boo
   return text_table({"problem", "dtype", "candidate", "verdict", "rule", "speedup [95% CI]", "evidence"}, rows);
 }
 
-std::string render_history(const std::vector<history_row>& rows) {
+std::string render_history(const std::vector<history_row>& rows, const std::string& current_spec_sha256) {
   using namespace detail;
   if (rows.empty()) return "no evaluations stored\n";
   std::vector<std::vector<std::string>> table;
+  bool other_spec = false;
   for (const auto& h : rows) {
     std::string speed = "–";
     if (h.speedup_median) {
       speed = format_speedup(*h.speedup_median);
       if (h.speedup_lo && h.speedup_hi)
         speed += fmt::format(" [{}, {}]", fixed_sig(*h.speedup_lo), fixed_sig(*h.speedup_hi));
+    } else if (verdict_is_ok(h.status)) {
+      speed = "not timed";
+    }
+    // Results judged against another problem.toml under the same name (a re-import, an edited
+    // or copied problem directory) are marked: their figures are not comparable.
+    std::string spec = h.spec_sha256_prefix.empty() ? "–" : h.spec_sha256_prefix;
+    if (!current_spec_sha256.empty() && !h.spec_sha256_prefix.empty() &&
+        current_spec_sha256.rfind(h.spec_sha256_prefix, 0) != 0) {
+      spec += " *";
+      other_spec = true;
     }
     table.push_back({std::to_string(h.id), h.created_at, h.dtype.empty() ? "–" : h.dtype,
                      h.device.empty() ? "–" : h.device, h.status, h.rule.empty() ? "–" : h.rule, speed,
-                     h.sha256_prefix.empty() ? "–" : h.sha256_prefix, h.candidate_path});
+                     h.sha256_prefix.empty() ? "–" : h.sha256_prefix, spec, h.candidate_path});
   }
-  return text_table(
-      {"id", "created_at", "dtype", "device", "verdict", "rule", "speedup [95% CI]", "sha256", "candidate"}, table);
+  std::string out = text_table(
+      {"id", "created_at", "dtype", "device", "verdict", "rule", "speedup [95% CI]", "sha256", "spec", "candidate"},
+      table);
+  if (other_spec) out += "* judged against another problem.toml than the current one (a re-import or an edit)\n";
+  return out;
 }
 
 }  // namespace kjudge

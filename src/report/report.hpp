@@ -32,7 +32,8 @@ std::string render_console(const nlohmann::json& result, bool color);
 // One row per result: problem, candidate file name, verdict, rule, speedup [CI], evidence.
 std::string render_verdict_table(const std::vector<nlohmann::json>& results, bool color);
 
-std::string render_history(const std::vector<history_row>& rows);
+// current_spec_sha256: the problem.toml as it is now; rows judged against another are marked.
+std::string render_history(const std::vector<history_row>& rows, const std::string& current_spec_sha256 = "");
 
 // Seconds with 3 significant digits in the unit that keeps the mantissa in [1, 1000):
 // 4.12e-7 -> "412 ns", 1.234e-6 -> "1.23 us", 4.56e-3 -> "4.56 ms", 1.2 -> "1.20 s".

@@ -419,7 +419,8 @@ std::int64_t store::add_evaluation(const nlohmann::json& result, const std::stri
 std::vector<history_row> store::history(const std::string& problem, int limit) const {
   detail::statement q(m_db,
                       "SELECT id, created_at, candidate_path, candidate_sha256, dtype, device, "
-                      "status, rule, speedup_median, speedup_lo, speedup_hi FROM evaluations "
+                      "status, rule, speedup_median, speedup_lo, speedup_hi, "
+                      "json_extract(result_json, '$.problem.spec_sha256') FROM evaluations "
                       "WHERE problem = ?1 ORDER BY created_at DESC, id DESC LIMIT ?2");
   q.bind_text(1, problem);
   q.bind_int(2, limit > 0 ? limit : -1);  // LIMIT -1: no limit
@@ -437,6 +438,7 @@ std::vector<history_row> store::history(const std::string& problem, int limit) c
     r.speedup_median = q.real(8);
     r.speedup_lo = q.real(9);
     r.speedup_hi = q.real(10);
+    r.spec_sha256_prefix = q.text(11).substr(0, 12);
     rows.push_back(std::move(r));
   }
   return rows;

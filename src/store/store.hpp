@@ -29,6 +29,7 @@ struct history_row {
   std::optional<double> speedup_median;
   std::optional<double> speedup_lo;
   std::optional<double> speedup_hi;
+  std::string spec_sha256_prefix;  // the problem.toml judged against (first 12 hex digits); empty if not recorded
 };
 
 // $KJUDGE_DB if set and non-empty, else $XDG_DATA_HOME/kjudge/kjudge.db (absolute XDG paths

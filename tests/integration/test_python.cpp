@@ -4,8 +4,10 @@
 // Needs kjudge-worker-py and CPU torch (scripts/install-torch.sh); under CI=true their absence is
 // a failure, elsewhere the tests are skipped.
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <set>
 
 #include "cli_test_util.hpp"
@@ -747,6 +749,89 @@ TEST_F(Python, GpuModeDirectoryWithoutTaskIsBadInput) {
   const auto c = kj({"import", "gpumode", py_data("kernelbench/level1"), "--out", (test_dir() / "gm-bad").string()});
   EXPECT_EQ(c.r.exit_status, 2);
   EXPECT_NE(c.r.output.find("no task.yml"), std::string::npos) << c.r.output;
+}
+
+}  // namespace
+}  // namespace kjudge::test
+
+namespace kjudge::test {
+namespace {
+
+// Import names: "." and a trailing slash name the level by its directory ("kb//19_ReLU" before),
+// a --prefix is normalised, a batch size of 0 is refused at import (it imported a problem no case
+// of which could run), and `list` and `history` know imported problems by the name `eval` takes.
+TEST_F(Python, ImportNamesAreNormalAZeroBatchIsRefusedAndListAndHistoryKnowThem) {
+  const fs::path level = test_dir() / "kb-names" / "mylevel";
+  fs::create_directories(level);
+  fs::copy_file(std::string(KJUDGE_TEST_DATA) + "/redteam/python/kernelbench/1_ScaledTanh.py", level / "1_ScaledTanh.py",
+                fs::copy_options::overwrite_existing);
+  const fs::path out = test_dir() / "kb-names-out";
+  command_options o;
+  o.cwd = level;
+  o.timeout_seconds = 300;
+  o.extra_env["KJUDGE_DB"] = (test_dir() / "store.db").string();
+  const auto dot = run_command({KJUDGE_BIN, "import", "kernelbench", ".", "--out", out.string()}, o);
+  EXPECT_EQ(dot.exit_status, 0) << dot.output;
+  EXPECT_TRUE(fs::exists(out / "kb" / "mylevel" / "1_ScaledTanh" / "problem.toml")) << dot.output;
+  EXPECT_EQ(dot.output.find("kb//"), std::string::npos) << dot.output;
+  const auto slash = kj({"import", "kernelbench", level.string() + "/", "--prefix", "kb/", "--out", out.string()});
+  EXPECT_EQ(slash.r.exit_status, 0) << slash.r.output;
+  EXPECT_TRUE(fs::exists(out / "kb" / "1_ScaledTanh" / "problem.toml")) << slash.r.output;
+
+  std::ifstream in(level / "1_ScaledTanh.py");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  text.replace(text.find("rows = 128"), 10, "rows = 0");
+  std::ofstream(level / "2_Zero.py") << text;
+  const auto zero = kj({"import", "kernelbench", (level / "2_Zero.py").string(), "--out", out.string()});
+  EXPECT_EQ(zero.r.exit_status, 2) << zero.r.output;
+  EXPECT_NE(zero.r.output.find("a dimension of 0"), std::string::npos) << zero.r.output;
+  EXPECT_FALSE(fs::exists(out / "kb" / "mylevel" / "2_Zero"));
+
+  // Into the imported problems' root (KJUDGE_IMPORTED): listed, judged and found by history under
+  // the name eval takes.
+  const auto imp = kj({"import", "kernelbench", (level / "1_ScaledTanh.py").string(), "--prefix", "kb/names"});
+  ASSERT_EQ(imp.r.exit_status, 0) << imp.r.output;
+  const auto list = kj({"list"});
+  EXPECT_NE(list.r.output.find("kb/names/1_ScaledTanh"), std::string::npos) << list.r.output;
+  const std::string model = (imported_root() / "kb" / "names" / "1_ScaledTanh" / "model.py").string();
+  std::vector<std::string> eval{"eval", "kb/names/1_ScaledTanh", model, "--no-timing"};
+  const auto judged = kj(eval);
+  ASSERT_TRUE(judged.result.is_object()) << judged.r.output;
+  command_options store_run;
+  store_run.extra_env["KJUDGE_DB"] = (test_dir() / "names.db").string();
+  store_run.extra_env["KJUDGE_IMPORTED"] = imported_root().string();
+  store_run.timeout_seconds = 300;
+  const auto stored = run_command({KJUDGE_BIN, "eval", "kb/names/1_ScaledTanh", model, "--no-timing", "-q"}, store_run);
+  EXPECT_EQ(stored.exit_status, 0) << stored.output;
+  const auto history = run_command({KJUDGE_BIN, "history", "kb/names/1_ScaledTanh"}, store_run);
+  EXPECT_NE(history.output.find("not timed"), std::string::npos) << history.output;
+  EXPECT_NE(history.output.find("model.py"), std::string::npos) << history.output;
+}
+
+// A file whose inputs would not fit this machine is refused before anything is allocated (a
+// full-size level-1 file took 23.8 GB of a 24 GiB machine, then made a problem eval refused), and
+// --shape-scale imports it scaled: the scaled constants are the problem's.
+TEST_F(Python, ImportRefusesAFileTooLargeToInspectAndScalesItOnRequest) {
+  const fs::path dir = test_dir() / "kb-huge";
+  fs::create_directories(dir);
+  std::ifstream in(std::string(KJUDGE_TEST_DATA) + "/redteam/python/kernelbench/1_ScaledTanh.py");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  text.replace(text.find("rows = 128"), 10, "rows = 1000000");
+  text.replace(text.find("cols = 512"), 10, "cols = 100000");
+  std::ofstream(dir / "1_Huge.py") << text;
+  const fs::path out = test_dir() / "kb-huge-out";
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto refused = kj({"import", "kernelbench", (dir / "1_Huge.py").string(), "--out", out.string()});
+  EXPECT_EQ(refused.r.exit_status, 2) << refused.r.output;
+  EXPECT_NE(refused.r.output.find("--shape-scale"), std::string::npos) << refused.r.output;
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 60.0);
+  const auto scaled = kj({"import", "kernelbench", (dir / "1_Huge.py").string(), "--out", out.string(),
+                          "--shape-scale", "0.001"});
+  ASSERT_EQ(scaled.r.exit_status, 0) << scaled.r.output;
+  EXPECT_NE(scaled.r.output.find("x0[1000, 100]"), std::string::npos) << scaled.r.output;
+  const fs::path p = out / "kb" / "kb-huge" / "1_Huge";
+  const auto judged = kj({"eval", p.string(), (p / "model.py").string(), "--no-timing"});
+  EXPECT_EQ(judged.result["verdict"]["status"], "ok_not_faster") << judged.r.output;
 }
 
 }  // namespace
