@@ -629,6 +629,8 @@ int cmd_doctor(const std::string& device) {
   std::printf("cpu:        %s\n", c.identity.c_str());
   std::printf("copy:       %.1f GB/s (bytes read + written; best of 7, median %.1f, min %.1f)\n", c.copy_gbps,
               c.details["median_gbps"].get<double>(), c.details["min_gbps"].get<double>());
+  std::printf("load:       %.2f cores used by other processes meanwhile%s\n", c.details["load"]["other_cores"].get<double>(),
+              c.measured_under_load() ? " (under load: evaluations will measure again)" : "");
   std::printf("cached in:  %s\n", (cache_root() / "ceilings-cpu.json").string().c_str());
   return 0;
 }

@@ -2204,6 +2204,14 @@ json evaluate(const eval_options& o) {
         progress("timing", rounds, rounds, "measuring the memory ceiling once for this machine");
         ceil = measure_cpu_ceilings();
         save_ceilings(*ceil);
+      } else if (ceil->measured_under_load()) {
+        // Measured while other work ran: measured again now, the higher kept (and cached).
+        progress("timing", rounds, rounds, "measuring the memory ceiling again (the cached one was measured under load)");
+        const auto fresh = measure_cpu_ceilings();
+        if (fresh.copy_gbps > ceil->copy_gbps || !fresh.measured_under_load()) {
+          ceil = fresh;
+          save_ceilings(fresh);
+        }
       }
     } else {
       ceil = load_ceilings(o.device, "");
@@ -2257,6 +2265,16 @@ json evaluate(const eval_options& o) {
       cj["strongest"] = parties[strongest].name;
       cj["speedup"] = json{{"median", sr.median}, {"ci95", ci_json(sr.ci)}};
       const double gbps = cost.bytes / med / 1e9;
+      // Above the ceiling at all: the ceiling may be stale (an honest ReLU read 109% of one measured
+      // under load): measured again now, under the same conditions as the candidate, the higher
+      // kept, before any fraction is reported or anyone accused.
+      if (o.mode == "cold" && o.device == "cpu" && ceil && gbps > ceil->copy_gbps) {
+        auto fresh = measure_cpu_ceilings();
+        if (fresh.copy_gbps > ceil->copy_gbps) {
+          ceil = fresh;
+          save_ceilings(fresh);
+        }
+      }
       json fraction = nullptr;
       if (ceil && ceil->copy_gbps > 0) fraction = gbps / ceil->copy_gbps;
       cj["achieved"] = json{{"gbps", gbps}, {"gflops", cost.flops / med / 1e9},
@@ -2267,15 +2285,6 @@ json evaluate(const eval_options& o) {
       // ceiling's own error (a read-mostly stream beats a copy) without hiding a real violation,
       // which is typically orders of magnitude (work skipped, cached results).
       constexpr double light_margin = 1.5;
-      if (o.mode == "cold" && o.device == "cpu" && ceil && gbps > light_margin * ceil->copy_gbps) {
-        // A cached ceiling measured on a busy machine can be low: measure again now, under the
-        // same conditions as the candidate, before accusing it.
-        auto fresh = measure_cpu_ceilings();
-        if (fresh.copy_gbps > ceil->copy_gbps) {
-          ceil = fresh;
-          save_ceilings(fresh);
-        }
-      }
       if (o.mode == "cold" && ceil && ceil->copy_gbps > 0 && gbps > light_margin * ceil->copy_gbps)
         reject_rule("faster_than_light",
                     {bench[c]->id + " (" + bench[c]->shape_string() + "): " + std::to_string(gbps) +

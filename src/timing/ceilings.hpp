@@ -15,7 +15,12 @@ struct device_ceilings {
   std::string identity;         // CPU model / GPU name the figures belong to
   double copy_gbps = 0.0;       // bytes read + bytes written per second / 1e9, large buffers
   std::optional<double> fp32_gflops, tf32_gflops, bf16_gflops;
-  nlohmann::json details;       // method, sizes, repetitions, spread
+  nlohmann::json details;       // method, sizes, repetitions, spread; cpu: the load while measured
+
+  // cpu: other processes used at least max_other_cores of the machine while it was measured
+  // (details.load.other_cores): the figure may be low, and is measured again before it is used.
+  [[nodiscard]] bool measured_under_load() const;
+  static constexpr double max_other_cores = 0.25;
 
   [[nodiscard]] nlohmann::json to_json() const;
   static device_ceilings from_json(const nlohmann::json& j);

@@ -168,3 +168,36 @@ TEST(Reliability, CudaWithoutAGpuIsAUsageError) {
 
 }  // namespace
 }  // namespace kjudge::test
+
+namespace kjudge::test {
+namespace {
+
+// A cached cpu ceiling measured while other work ran is measured again before it is used, and one
+// that a candidate exceeds is measured again before any fraction is reported (an honest ReLU read
+// 109% of a ceiling measured once under load). The load is recorded with every measurement.
+TEST(Reliability, ACeilingMeasuredUnderLoadOrExceededIsMeasuredAgain) {
+  for (const bool under_load : {true, false}) {
+    const fs::path cache = test_dir() / (under_load ? "ceiling-loaded" : "ceiling-low");
+    fs::create_directories(cache);
+    const auto probe = kjudge({"doctor"}, 120, {{"KJUDGE_CACHE", cache.string()}});
+    ASSERT_EQ(probe.r.exit_status, 0) << probe.r.output;
+    auto ceil = nlohmann::json::parse(read_text(cache / "ceilings-cpu.json"));
+    ASSERT_TRUE(ceil["details"]["load"]["other_cores"].is_number()) << ceil.dump();
+    // A figure far below the truth: under load it is discarded at once; otherwise the candidate's
+    // achieved bandwidth exceeds it and it is measured again.
+    ceil["copy_gbps"] = 0.01;
+    ceil["details"]["load"]["other_cores"] = under_load ? 1.5 : 0.0;
+    std::ofstream(cache / "ceilings-cpu.json") << ceil.dump();
+    const auto c = kjudge({"eval", "softmax", candidate("ok_honest_softmax.cpp"), "--torch", "none", "--budget", "1",
+                           "--no-store"},
+                          300, {{"KJUDGE_CACHE", cache.string()}});
+    ASSERT_TRUE(c.result.is_object()) << c.r.output;
+    EXPECT_GT(c.result["ceilings"]["copy_gbps"].get<double>(), 0.5) << c.result["ceilings"].dump();
+    for (const auto& tc : c.result["timing"]["cases"])
+      EXPECT_LT(tc["achieved"]["fraction_of_ceiling"].get<double>(), 1.5) << tc.dump();
+    EXPECT_GT(nlohmann::json::parse(read_text(cache / "ceilings-cpu.json"))["copy_gbps"].get<double>(), 0.5);
+  }
+}
+
+}  // namespace
+}  // namespace kjudge::test
