@@ -124,7 +124,8 @@ std::vector<std::string> update_families(std::map<std::string, family_record>& f
 bool improves_beyond_noise(const std::optional<scored_candidate>& previous_best, const scored_candidate& now) {
   if (!previous_best) return true;
   if (previous_best->sha256 == now.sha256) return false;
-  return now.median > previous_best->hi;
+  if (previous_best->with_ci) return now.median > previous_best->hi;
+  return now.with_ci && now.lo > previous_best->median;
 }
 
 nlohmann::json request::to_json() const {
@@ -218,8 +219,10 @@ std::string family_from_source(const std::string& source) {
 }
 
 nlohmann::json to_json(const scored_candidate& c) {
-  return nlohmann::json{{"id", c.id},           {"sha256", c.sha256}, {"family", c.family},      {"median", c.median},
-                        {"ci95", {c.lo, c.hi}}, {"time_s", c.time_s}, {"iteration", c.iteration}};
+  nlohmann::json j{{"id", c.id},           {"sha256", c.sha256}, {"family", c.family},      {"median", c.median},
+                   {"ci95", {c.lo, c.hi}}, {"time_s", c.time_s}, {"iteration", c.iteration}};
+  if (!c.with_ci) j["estimate_only"] = true;  // ci95 holds the median: no CI was measured
+  return j;
 }
 
 scored_candidate scored_from_json(const nlohmann::json& j) {
@@ -234,6 +237,7 @@ scored_candidate scored_from_json(const nlohmann::json& j) {
   }
   c.time_s = j.value("time_s", 0.0);
   c.iteration = j.value("iteration", 0);
+  c.with_ci = !j.value("estimate_only", false);
   return c;
 }
 

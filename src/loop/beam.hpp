@@ -19,8 +19,9 @@ struct scored_candidate {
   std::string sha256;  // of the source file
   std::string family;  // from kj_info "family=..."
   double median = 0.0;
-  double lo = 0.0;  // 95% CI of the speedup
+  double lo = 0.0;  // 95% CI of the speedup (the median itself where the judgement had none)
   double hi = 0.0;
+  bool with_ci = true;  // false: judged with too few rounds for a CI (an estimate: lo = hi = median)
   double time_s = 0.0;  // geometric mean over bench cases of the candidate's median time, seconds
   int iteration = 0;
 };
@@ -81,7 +82,10 @@ std::vector<std::string> update_families(std::map<std::string, family_record>& f
                                          const std::vector<beam_member>& beam, const beam_params& p, int iteration);
 
 // Improvement "beyond the CI's noise": a different candidate whose median is above the previous
-// best's 95% CI upper bound (or any correct candidate when there was no best).
+// best's 95% CI upper bound (or any correct candidate when there was no best). Where the previous
+// best is an estimate without a CI (a judgement of fewer than six rounds,
+// stats::min_rounds_for_ci95), the new one's own CI must lie above its median; two estimates show
+// no improvement beyond noise.
 bool improves_beyond_noise(const std::optional<scored_candidate>& previous_best, const scored_candidate& now);
 
 // The request sent to the proposer for one iteration.

@@ -15,6 +15,7 @@
 #include "core/subprocess.hpp"
 #include "loop/halving.hpp"
 #include "loop/journal.hpp"
+#include "stats/stats.hpp"
 
 namespace kjudge::loop {
 
@@ -254,9 +255,17 @@ class autotune_proposer final : public proposer {
                     {"budget_fraction", plan->budget_fraction}}}};
         r.files.push_back(produced_file{file, meta, prof});
       }
-      r.message = fmt::format("{}: rung {} of {} planned, {} configuration(s), timing budget {:.2f} s, {} rounds min",
+      // What the ranking rests on, said plainly: the configurations are ordered by their median
+      // time, and below six rounds a median has no 95% CI (stats::min_rounds_for_ci95).
+      const std::string basis =
+          prof.min_rounds >= stats::min_rounds_for_ci95
+              ? fmt::format("ranked by the median time of >= {} rounds", prof.min_rounds)
+              : fmt::format("ranked by the median time of {} rounds: an estimate without a CI (the range of {} rounds "
+                            "covers their median with probability {:.0f}%)",
+                            prof.min_rounds, prof.min_rounds, 100.0 * stats::range_coverage(prof.min_rounds));
+      r.message = fmt::format("{}: rung {} of {} planned, {} configuration(s), timing budget {:.2f} s; {}",
                               t.path.filename().string(), plan->rung + 1, plan->planned_rungs, plan->keys.size(),
-                              prof.timing_budget_s, prof.min_rounds);
+                              prof.timing_budget_s, basis);
       break;
     }
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -282,8 +282,9 @@ std::vector<scored_candidate> loop_state::pool() const {
     c.sha256 = p.sha256;
     c.family = p.summary.value("family", "unknown");
     c.median = p.summary["median"].get<double>();
-    c.lo = p.summary["lo"].is_number() ? p.summary["lo"].get<double>() : c.median;
-    c.hi = p.summary["hi"].is_number() ? p.summary["hi"].get<double>() : c.median;
+    c.with_ci = p.summary["lo"].is_number() && p.summary["hi"].is_number();
+    c.lo = c.with_ci ? p.summary["lo"].get<double>() : c.median;
+    c.hi = c.with_ci ? p.summary["hi"].get<double>() : c.median;
     c.time_s = p.summary["time_s"].is_number() ? p.summary["time_s"].get<double>() : 0.0;
     c.iteration = p.iteration;
     latest[p.sha256] = c;

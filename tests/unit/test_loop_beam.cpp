@@ -171,6 +171,24 @@ TEST(LoopPlateau, ImprovementMustLeaveThePreviousBestsCI) {
   EXPECT_FALSE(kl::improves_beyond_noise(prev, again));
 }
 
+// Estimates without a CI (fewer than six rounds): the new candidate's own CI must clear the
+// previous estimate; two estimates never show an improvement beyond noise.
+TEST(LoopPlateau, AnEstimateWithoutACiShowsNoImprovementBeyondNoise) {
+  auto estimate = [](const std::string& id, double median) {
+    auto c = cand(id, "x", median, 0.0);
+    c.with_ci = false;
+    return c;
+  };
+  const auto prev = estimate("a", 2.0);
+  EXPECT_FALSE(kl::improves_beyond_noise(prev, estimate("b", 3.0)));
+  EXPECT_TRUE(kl::improves_beyond_noise(prev, cand("c", "x", 2.3, 0.2)));   // CI [2.1, 2.5]
+  EXPECT_FALSE(kl::improves_beyond_noise(prev, cand("d", "x", 2.1, 0.2)));  // CI [1.9, 2.3]
+  EXPECT_FALSE(kl::improves_beyond_noise(cand("e", "x", 2.0, 0.2), estimate("f", 2.1)));
+  // The flag survives the journal's form.
+  EXPECT_FALSE(kl::scored_from_json(kl::to_json(prev)).with_ci);
+  EXPECT_TRUE(kl::scored_from_json(kl::to_json(cand("g", "x", 2.0))).with_ci);
+}
+
 TEST(LoopRequest, InitialThenFixThenImprove) {
   std::map<std::string, kl::family_record> fam;
   kl::plateau_state ps;
