@@ -1160,16 +1160,28 @@ json evaluate(const eval_options& o) {
       const auto calls = w->denied_calls();
       if (calls.empty()) continue;
       json list = json::array();
-      for (const auto& d : calls) list.push_back(json{{"pid", d.pid}, {"syscall", d.syscall}, {"at_s", d.at_seconds}});
+      for (const auto& d : calls) {
+        json call{{"pid", d.pid}, {"syscall", d.syscall}, {"at_s", d.at_seconds}};
+        if (!d.path.empty()) call["path"] = untrusted_text(d.path, 512);  // a write into another process
+        list.push_back(std::move(call));
+      }
       denied[w->options().scratch_dir.filename().string()] = list;
       if (w->options().role == "candidate") candidate_denied.insert(candidate_denied.end(), list.begin(), list.end());
     }
     if (!denied.empty()) result["sandbox_denied"] = denied;
     if (!candidate_denied.empty()) {
       std::set<std::string> names;
-      for (const auto& d : candidate_denied) names.insert(d["syscall"].get<std::string>());
+      for (const auto& d : candidate_denied)
+        names.insert(d["syscall"].get<std::string>() + (d.contains("path") ? " " + d["path"].get<std::string>() : ""));
       std::string what;
-      for (const auto& n : names) what += (what.empty() ? "" : ", ") + n;
+      std::size_t listed = 0;
+      for (const auto& n : names) {
+        if (++listed > 8) {  // a loop of attempts at distinct paths
+          what += fmt::format(" and {} more", names.size() - 8);
+          break;
+        }
+        what += (what.empty() ? "" : ", ") + n;
+      }
       verdict violation;
       violation.status = rule("sandbox_violation").status;
       violation.rule = "sandbox_violation";

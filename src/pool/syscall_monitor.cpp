@@ -1,17 +1,25 @@
 #include "pool/syscall_monitor.hpp"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
+
+#include "core/descriptor_passing.hpp"
+#include "pool/detail/write_target.hpp"
 
 #ifdef KJUDGE_HAVE_SECCOMP
 #include <seccomp.h>
@@ -82,20 +90,9 @@ class monitor {
   // A hand-off socket is readable: the worker's listener (registered and acknowledged), or the
   // worker closed its end without one (or died). Either way the socket is done.
   void take_listener(int handoff) {
-    char byte = 0;
-    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))];
-    iovec iov{&byte, 1};
-    msghdr msg{};
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control;
-    msg.msg_controllen = sizeof control;
-    const ssize_t n = ::recvmsg(handoff, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-    if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
-    int listener = -1;
-    for (cmsghdr* c = CMSG_FIRSTHDR(&msg); n > 0 && c != nullptr; c = CMSG_NXTHDR(&msg, c))
-      if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
-        std::memcpy(&listener, CMSG_DATA(c), sizeof listener);
+    const auto got = receive_descriptor(handoff, MSG_DONTWAIT);
+    if (got.bytes < 0 && (errno == EAGAIN || errno == EINTR)) return;
+    const int listener = got.fd;
     std::lock_guard<std::mutex> lock(m_mutex);
     const int key = m_handoffs[handoff];
     m_handoffs.erase(handoff);
@@ -113,21 +110,35 @@ class monitor {
     seccomp_notif_resp* resp = nullptr;
     if (seccomp_notify_alloc(&req, &resp) != 0) return;
     if (seccomp_notify_receive(fd, req) == 0) {
-      denied_call d;
-      d.pid = static_cast<pid_t>(req->pid);
-      char* name = seccomp_syscall_resolve_num_arch(req->data.arch, req->data.nr);
-      d.syscall = name != nullptr ? name : "syscall " + std::to_string(req->data.nr);
-      std::free(name);
-      d.at_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
       resp->id = req->id;
       resp->val = 0;
-      resp->error = -EPERM;
       resp->flags = 0;
+      resp->error = -EPERM;
+      std::optional<denied_call> record = denied_call{};
+      if (const auto w = write_open_of(req->data)) {
+        // A file opened for writing: landlock decides, unless it reaches into another process.
+        const auto path = target_of(fd, *req, *w);
+        if (path.has_value()) {
+          record->path = *path;
+          resp->error = -EACCES;
+        } else {
+          record.reset();
+          resp->error = 0;
+          resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+        }
+      }
       (void)seccomp_notify_respond(fd, resp);
-      std::lock_guard<std::mutex> lock(m_mutex);
-      if (const auto it = m_listeners.find(fd); it != m_listeners.end()) {
-        auto& list = m_denied[it->second];
-        if (list.size() < 1000) list.push_back(std::move(d));  // bounded: a loop of attempts
+      if (record.has_value()) {
+        record->pid = static_cast<pid_t>(req->pid);
+        char* name = seccomp_syscall_resolve_num_arch(req->data.arch, req->data.nr);
+        record->syscall = name != nullptr ? name : "syscall " + std::to_string(req->data.nr);
+        std::free(name);
+        record->at_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
+        std::lock_guard<std::mutex> lock(m_mutex);
+        if (const auto it = m_listeners.find(fd); it != m_listeners.end()) {
+          auto& list = m_denied[it->second];
+          if (list.size() < 1000) list.push_back(std::move(*record));  // bounded: a loop of attempts
+        }
       }
     }
     seccomp_notify_free(req, resp);
@@ -135,6 +146,73 @@ class monitor {
     (void)fd;
 #endif
   }
+
+#ifdef KJUDGE_HAVE_SECCOMP
+  struct write_open {
+    int dirfd = AT_FDCWD;
+    std::uint64_t path = 0;  // address in the caller
+  };
+
+  // The notified calls that open (or truncate) a file for writing; nullopt for anything else,
+  // including an openat2 that only reads (its flags are read from the caller's open_how).
+  static std::optional<write_open> write_open_of(const seccomp_data& d) {
+    constexpr std::uint64_t writes = O_WRONLY | O_RDWR | O_CREAT | O_TRUNC;
+    const auto dirfd = static_cast<int>(static_cast<std::int32_t>(d.args[0]));  // an int argument
+    if (d.arch != seccomp_arch_native()) return std::nullopt;
+    switch (d.nr) {
+      case SYS_openat:
+        if ((d.args[2] & writes) != 0) return write_open{dirfd, d.args[1]};
+        return std::nullopt;
+#ifdef SYS_open
+      case SYS_open:
+        if ((d.args[1] & writes) != 0) return write_open{AT_FDCWD, d.args[0]};
+        return std::nullopt;
+#endif
+#ifdef SYS_creat
+      case SYS_creat:
+        return write_open{AT_FDCWD, d.args[0]};
+#endif
+      case SYS_truncate:
+        return write_open{AT_FDCWD, d.args[0]};
+      case SYS_openat2:
+        return write_open{dirfd, d.args[1]};  // flags checked in target_of
+      default:
+        return std::nullopt;
+    }
+  }
+
+  // The path a write-open names when it is another process's /proc entry (to be refused and
+  // recorded); nullopt when it is not, or when the path cannot be read (the caller died, or its
+  // memory is not readable): landlock refuses what it must either way.
+  static std::optional<std::string> target_of(int fd, const seccomp_notif& req, const write_open& w) {
+    const auto tid = static_cast<pid_t>(req.pid);
+    if (req.data.nr == SYS_openat2) {
+      std::uint64_t flags = 0;  // struct open_how starts with its flags
+      iovec local{&flags, sizeof flags};
+      iovec remote{reinterpret_cast<void*>(req.data.args[2]), sizeof flags};  // NOLINT: the caller's address
+      if (::process_vm_readv(tid, &local, 1, &remote, 1, 0) != sizeof flags) return std::nullopt;
+      if ((flags & std::uint64_t(O_WRONLY | O_RDWR | O_CREAT | O_TRUNC)) == 0) return std::nullopt;
+    }
+    const auto raw = detail::read_remote_string(tid, w.path);
+    if (!raw.has_value()) return std::nullopt;
+    std::string base = "/";
+    if (!raw->starts_with('/')) {
+      const auto b = detail::base_directory(tid, w.dirfd);
+      if (!b.has_value()) return std::nullopt;
+      base = *b;
+    }
+    const auto tgid = detail::thread_group_of(tid).value_or(tid);
+    const auto path = detail::joined_path(base, *raw);
+    const auto own_thread = [tgid](pid_t n) {
+      std::error_code ec;
+      return std::filesystem::exists("/proc/" + std::to_string(tgid) + "/task/" + std::to_string(n), ec);
+    };
+    // The request must still be live: otherwise `tid` may be another process by now.
+    if (seccomp_notify_id_valid(fd, req.id) != 0) return std::nullopt;
+    if (!detail::names_other_process(path, tgid, own_thread)) return std::nullopt;
+    return path;
+  }
+#endif
 
   std::mutex m_mutex;
   std::map<int, int> m_listeners;  // listener fd -> key

@@ -5,6 +5,13 @@
 // in a child killed only that child: a candidate's import forked a process that called setsid and
 // died silently, its parent went on unharmed, and nothing in the verdict said it had tried
 // (tests/redteam/python/py_fork_daemon.py). A recorded attempt is evidence: rule sandbox_violation.
+//
+// Every worker's filter also notifies the files it opens for writing (open, openat, openat2, creat,
+// truncate). The monitor lets them go on (landlock decides, as before) unless the path names
+// another process's /proc entry (/proc/<pid>/fd/N of the controller, say: a write into the
+// judge's open files): that one is refused (EACCES) and recorded. The path is read from the
+// caller's memory after the call was made, so a candidate that rewrites it from another thread can
+// dodge the record but not the refusal, which landlock makes on the path the kernel opens.
 #pragma once
 
 #include <sys/types.h>
@@ -18,6 +25,7 @@ struct denied_call {
   pid_t pid = 0;          // the process that made the call
   std::string syscall;    // its name (or number)
   double at_seconds = 0;  // since the monitor started
+  std::string path;       // for a file opened for writing: the path it named, resolved lexically
 };
 
 namespace syscall_monitor {

@@ -16,6 +16,8 @@
 #include <cstring>
 #include <string>
 
+#include "core/descriptor_passing.hpp"
+
 #ifdef KJUDGE_HAVE_SECCOMP
 #include <seccomp.h>
 #endif
@@ -120,10 +122,11 @@ json restrict_syscalls(const syscall_rules& rules) {
 #ifdef KJUDGE_HAVE_SECCOMP
   scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
   if (ctx == nullptr) return json{{"enabled", false}, {"reason", "seccomp_init failed"}};
-  // With a listener (API level 6: notifications together with TSYNC), a denied call is answered
-  // by the controller (EPERM) and recorded there as evidence; otherwise it kills the process.
+  // With a listener (API level 6: notifications together with TSYNC), the controller sees what
+  // is notified: the writes below always, and with fatal_denials false every denied call, which
+  // it refuses (EPERM) and records as evidence instead of the process being killed.
   const bool notify = rules.listener != nullptr && seccomp_api_get() >= 6;
-  const std::uint32_t deny = notify ? SCMP_ACT_NOTIFY : SCMP_ACT_KILL_PROCESS;
+  const std::uint32_t deny = notify && !rules.fatal_denials ? SCMP_ACT_NOTIFY : SCMP_ACT_KILL_PROCESS;
   json denied = json::array();
   auto kill = [&](int nr, const char* name) {
     if (seccomp_rule_add(ctx, deny, nr, 0) == 0) denied.push_back(name);
@@ -206,6 +209,21 @@ json restrict_syscalls(const syscall_rules& rules) {
   kill(SCMP_SYS(msgget), "msgget");
   kill(SCMP_SYS(semget), "semget");
   kill(SCMP_SYS(mq_open), "mq_open");
+  // Files opened for writing, with a listener: the controller checks each path against the
+  // worker's writable places and records an attempt outside them (landlock refuses it either way;
+  // without this it was refused silently: a candidate writing to the controller's open files
+  // through /proc/<pid>/fd). One rule per flag that makes an open a write.
+  if (notify) {
+    int rules_added = 0;
+    for (const unsigned flag : {unsigned(O_WRONLY), unsigned(O_RDWR), unsigned(O_CREAT), unsigned(O_TRUNC)}) {
+      rules_added += seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(openat), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, flag, flag)) == 0;
+      rules_added += seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(open), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, flag, flag)) == 0;
+    }
+    rules_added += seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(creat), 0) == 0;
+    rules_added += seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(openat2), 0) == 0;  // flags behind a pointer
+    rules_added += seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(truncate), 0) == 0;
+    if (rules_added > 0) denied.push_back("files opened for writing: checked by the controller");
+  }
   // Page faults handled by the candidate: a handler for SIGSEGV or SIGBUS (or a userfaultfd)
   // runs the candidate's code when the judge touches a page it protected, e.g. to compute the
   // outputs when the worker reads them after the clock stopped. The worker's own reporter was
@@ -227,8 +245,9 @@ json restrict_syscalls(const syscall_rules& rules) {
   if (rc != 0) return json{{"enabled", false}, {"reason", std::string("seccomp_load: ") + std::strerror(-rc)}};
   return json{{"enabled", true},
               {"denied", denied},
-              {"action", notify ? "refused (EPERM) and reported to the controller, which records it as a violation"
-                                : "kill process (SIGSYS)"}};
+              {"action", notify && !rules.fatal_denials
+                             ? "refused (EPERM) and reported to the controller, which records it as a violation"
+                             : "kill process (SIGSYS)"}};
 #else
   (void)rules;
   return json{{"enabled", false}, {"reason", "built without libseccomp"}};
@@ -236,21 +255,8 @@ json restrict_syscalls(const syscall_rules& rules) {
 }
 
 bool hand_over_listener(int handoff, int listener) {
-  char byte = 0;
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))]{};
-  iovec iov{&byte, 1};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof control;
-  cmsghdr* c = CMSG_FIRSTHDR(&msg);
-  c->cmsg_level = SOL_SOCKET;
-  c->cmsg_type = SCM_RIGHTS;
-  c->cmsg_len = CMSG_LEN(sizeof(int));
-  std::memcpy(CMSG_DATA(c), &listener, sizeof listener);
   bool taken = false;
-  if (::sendmsg(handoff, &msg, MSG_NOSIGNAL) == 1) {
+  if (send_descriptor(handoff, listener)) {
     pollfd p{handoff, POLLIN, 0};
     char ack = 0;
     taken = ::poll(&p, 1, 30000) == 1 && ::recv(handoff, &ack, 1, 0) == 1 && ack == 1;

@@ -43,6 +43,9 @@ struct syscall_rules {
   // record (pool/syscall_monitor.hpp). A process that may fork needs it: a child killed by the
   // filter dies silently, its parent unharmed, so an attempt made from a child left no trace.
   int* listener = nullptr;
+  // With a listener: whether a denied call still kills the process (a worker that cannot fork:
+  // its death is evidence enough) while writes are notified, or is refused and reported.
+  bool fatal_denials = false;
 };
 nlohmann::json restrict_syscalls(const syscall_rules& rules);
 

@@ -67,8 +67,11 @@ json apply_sandbox(std::string_view backend, const sandbox_options& o) {
   sr.allow_subprocesses = o.allow_subprocesses;
   // A worker that may start processes reports what its filter denies to the controller instead
   // of dying of it (pool/syscall_monitor.hpp): a child killed by the filter would leave no trace.
+  // Every worker hands it over: the files it opens for writing are checked there too (an attempt
+  // outside its writable places is evidence); a worker that cannot fork keeps fatal denials.
   int listener = -1;
-  if (o.allow_subprocesses) sr.listener = &listener;
+  sr.listener = &listener;
+  sr.fatal_denials = !o.allow_subprocesses;
   out["seccomp"] = sandbox::restrict_syscalls(sr);
   if (listener >= 0)
     out["seccomp"]["listener_taken"] = sandbox::hand_over_listener(handoff_fd, listener);
