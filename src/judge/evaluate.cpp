@@ -1355,7 +1355,14 @@ json evaluate(const eval_options& o) {
                             const std::string& label) -> worker_process* {
       if (std::holds_alternative<worker_failure>(r)) {
         const auto& f = std::get<worker_failure>(r);
-        if (role != "candidate") throw internal_error("the " + label + " worker failed to start: " + f.message + "\n" + f.log_tail);
+        // The reference's or a baseline's failure is the problem's or the machine's, never the
+        // candidate's: nothing is judged (exit 2), and a missing torch says how to do without.
+        if (role != "candidate")
+          throw usage_error("the " + label + " worker failed to start: " + f.message +
+                            (label.find("torch") != std::string::npos
+                                 ? "; or pass --torch none to judge without the PyTorch baselines"
+                                 : "") +
+                            "\n" + f.log_tail);
         reject_failure(f, "loading the candidate");
       }
       workers.push_back(std::make_unique<worker_process>(std::get<worker_process>(std::move(r))));
@@ -1446,7 +1453,7 @@ json evaluate(const eval_options& o) {
       if (std::holds_alternative<worker_process>(ref_started))
         if (auto f = std::get<worker_process>(ref_started).await_ready()) ref_started = std::move(*f);
       if (std::holds_alternative<worker_failure>(ref_started))
-        throw internal_error("the reference worker failed to start: " + std::get<worker_failure>(ref_started).message + "\n" +
+        throw usage_error("the reference worker failed to start: " + std::get<worker_failure>(ref_started).message + "\n" +
                              std::get<worker_failure>(ref_started).log_tail);
       workers.push_back(std::make_unique<worker_process>(std::get<worker_process>(std::move(ref_started))));
       ref = workers.back().get();
@@ -1489,7 +1496,7 @@ json evaluate(const eval_options& o) {
           scratch_root / ("reference-shape-" + sv.label + "-party"));
       auto r = worker_process::start(wo);
       if (std::holds_alternative<worker_failure>(r))
-        throw internal_error("the reference worker of shape variant " + sv.label + " failed to start: " +
+        throw usage_error("the reference worker of shape variant " + sv.label + " failed to start: " +
                              std::get<worker_failure>(r).message + "\n" + std::get<worker_failure>(r).log_tail);
       workers.push_back(std::make_unique<worker_process>(std::get<worker_process>(std::move(r))));
       worker_process* vref = workers.back().get();

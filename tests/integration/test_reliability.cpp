@@ -156,6 +156,20 @@ TEST(Reliability, OutputsAreCheckedFirstAndJsonCanGoToStandardOutput) {
   EXPECT_NE(good.output.find("verdict:"), std::string::npos) << "the summary goes to standard error";
 }
 
+// A python without torch, where a PyTorch baseline was asked for, is the user's environment: exit
+// 2, saying how to do without (it was an internal error, exit 3).
+TEST(Reliability, AMissingTorchIsAUsageErrorThatSaysHowToDoWithout) {
+  const std::string python = "/usr/bin/python3";
+  if (run_command({python, "-c", "import torch"}).exit_status == 0)
+    GTEST_SKIP() << python << " has torch: no python without it to judge with";
+  const auto c = kjudge({"eval", "softmax", candidate("ok_honest_softmax.cpp"), "--torch", "torch:eager", "--rounds", "2"},
+                        120, {{"KJUDGE_PYTHON", python}});
+  EXPECT_EQ(c.r.exit_status, 2) << c.r.output;
+  EXPECT_NE(c.r.output.find("cannot import torch"), std::string::npos) << c.r.output;
+  EXPECT_NE(c.r.output.find("--torch none"), std::string::npos) << c.r.output;
+  EXPECT_FALSE(c.result.is_object()) << "no verdict for a run the candidate was not judged in";
+}
+
 // --device cuda without a GPU is the user's mistake (exit 2, said plainly), not an internal error.
 TEST(Reliability, CudaWithoutAGpuIsAUsageError) {
   struct stat st {};
