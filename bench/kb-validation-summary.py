@@ -1,14 +1,18 @@
 #!/usr/bin/env python3
 """The KernelBench A/A validations recorded under bench/results/ (the logs of `kjudge validate --all`
-in its default configuration, kb-validate-level*.txt; diagnostic runs are named otherwise), the latest judgement of each problem, counted per level against both
-criteria: the issue's band (ratio in [0.98, 1.02]) and validate's own verdict (the band and a 95%
-CI that contains 1, decided at full precision: a CI printed as [0.9999, 1.0000] may exclude 1),
-with the sets of worker processes each judgement's rounds were split between (1 before session 8's
-default of 3 on cuda: one set's CI covers only that set's processes, docs/design.md session 8). Files are read in path order (session3 < session4 < ...; call1 < call3 within a
-session), so a later run of a problem replaces an earlier one; every run is listed. A file that
-`kjudge import kernelbench` refused (a `kjudge import: PATH: reason` line in a kb-import-level*.txt
-log, e.g. a random reference) counts as refused, with its reason, unless a later log judged it;
-it is neither judged nor left to do.
+in its default configuration, kb-validate-level*.txt; diagnostic runs are named otherwise), the
+latest judgement of each problem, counted per level against both criteria: the issue's band
+(ratio in [0.98, 1.02]) and validate's own verdict (the band and a 95% CI that contains 1,
+decided at full precision: a CI printed as [0.9999, 1.0000] may exclude 1), with the sets of
+worker processes each judgement's rounds were split between (1 before the cuda default became 3
+on 2026-12-03: one set's CI covers only that set's processes,
+docs/notebook/2026-12-03-worker-epochs.md). The logs are read from the archives under
+RESULTS_DIR (archive/DATE-GPU.tar.xz: the archives in name order, i.e. by date, each one's
+members in path order) and then from the loose files under RESULTS_DIR (path order), so a later
+run of a problem replaces an earlier one; every run is listed. A file that `kjudge import
+kernelbench` refused (a `kjudge import: PATH: reason` line in a kb-import-level*.txt log, e.g. a
+random reference) counts as refused, with its reason, unless a later log judged it; it is
+neither judged nor left to do.
 
 Usage: bench/kb-validation-summary.py [RESULTS_DIR] [--kb DIR] [--todo LEVEL]
   RESULTS_DIR  default bench/results/h200
@@ -20,6 +24,7 @@ import glob
 import os
 import re
 import sys
+import tarfile
 
 LINE = re.compile(r"^(kb[/.](level\d+)[/.](\S+))\s+(ok|FAIL)\s+ratio ([\d.]+)\s+95% CI \[([\d.]+), ([\d.]+)\]")
 SETS = re.compile(r"(\d+) sets of workers")
@@ -30,6 +35,27 @@ IMPORT_LOG = re.compile(r"kb-import-(level\d+)")
 
 def natural(s):
     return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", s)]
+
+
+def is_log(path):
+    name = os.path.basename(path)
+    return name.endswith(".txt") and name.startswith(("kb-validate-level", "kb-import-level"))
+
+
+def logs(results):
+    """(name, lines) of every validate and import log, oldest first: the archives' members, then
+    the loose files. name is the path relative to RESULTS_DIR; ARCHIVE:MEMBER for an archived log."""
+    for archive in sorted(glob.glob(os.path.join(results, "**", "*.tar.xz"), recursive=True), key=natural):
+        rel = os.path.relpath(archive, results)
+        with tarfile.open(archive, "r:xz") as tar:
+            members = [m for m in tar.getmembers() if m.isfile() and is_log(m.name)]
+            for m in sorted(members, key=lambda m: natural(m.name)):
+                text = tar.extractfile(m).read().decode("utf-8", errors="replace")
+                yield f"{rel}:{m.name}", text.splitlines(keepends=True)
+    loose = [f for f in glob.glob(os.path.join(results, "**", "kb-*-level*.txt"), recursive=True) if is_log(f)]
+    for f in sorted(loose, key=natural):
+        with open(f, encoding="utf-8", errors="replace") as fh:
+            yield os.path.relpath(f, results), fh.readlines()
 
 
 def main(argv):
@@ -50,13 +76,12 @@ def main(argv):
             del args[i:i + 2]
     if args:
         results = args[0]
-    files = sorted(glob.glob(os.path.join(results, "**", "kb-validate-level*.txt"), recursive=True), key=natural)
-    imports = sorted(glob.glob(os.path.join(results, "**", "kb-import-level*.txt"), recursive=True), key=natural)
     latest, history = {}, {}
-    for f in sorted(files + imports, key=natural):
-        src = os.path.relpath(f, results)
-        import_level = IMPORT_LOG.search(os.path.basename(f))
-        for line in open(f, encoding="utf-8", errors="replace"):
+    n_validate = 0
+    for src, lines in logs(results):
+        import_level = IMPORT_LOG.search(os.path.basename(src))
+        n_validate += not import_level
+        for line in lines:
             if import_level:
                 m = REFUSED.match(line)
                 if m:
@@ -95,7 +120,7 @@ def main(argv):
         return 0
     levels = sorted({k[0] for k in latest} | {d for d in ("level1", "level2") if os.path.isdir(os.path.join(kb, d))},
                     key=natural)
-    print(f"# KernelBench A/A validations in {results} ({len(files)} log files)\n")
+    print(f"# KernelBench A/A validations in {results} ({n_validate} log files)\n")
     print("| level | problem | latest ratio [95% CI] | sets of workers | in [0.98, 1.02] | validate (band and CI contains 1) | runs | latest file |")
     print("|---|---|---|---|---|---|---|---|")
     for (lvl, name) in sorted(latest, key=lambda k: (natural(k[0]), natural(k[1]))):

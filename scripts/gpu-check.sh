@@ -27,11 +27,11 @@
 #           over each level on cuda (KJ_KB_SAMPLE files per level, evenly spaced; 0: all;
 #           KJ_KB_PART=I/N: one part of each level, for levels larger than one call;
 #           KJ_KB_FILES="21_ 41_": the files with these name prefixes; KJ_KB_NEXT=N: the next N
-#           that no committed log under bench/results/h200 has judged; KJ_KB_REUSE=1: the
-#           problems the last call imported (a call within the idle window) that no committed
-#           log has judged, without importing again (with KJ_KB_NEXT=N too: topped up to N
-#           with the next files not yet judged anywhere); every request to a
-#           worker is traced in kb-requests-LEVEL.txt)
+#           that no committed log under bench/results/h200 (loose or in its archive/) has
+#           judged; KJ_KB_REUSE=1: the problems the last call imported (a call within the idle
+#           window) that no committed log has judged, without importing again (with
+#           KJ_KB_NEXT=N too: topped up to N with the next files not yet judged anywhere); every
+#           request to a worker is traced in kb-requests-LEVEL.txt)
 # Usage: scripts/gpu-check.sh [STAGE...]   (default: all stages, in this order)
 # Results go to $OUT (the device tool's folder) or ./gpu-check-out: summary.txt, results.json,
 # bench-1.json, bench-2.json, gpu-tests.json, logs.tar.gz; a short table is printed last. Over 8
@@ -44,7 +44,7 @@ BUILD=${KJ_GPU_BUILD:-$ROOT/build-gpu}
 LOGS=$BUILD/gpu-check-logs
 # A call made within the device tool's idle window finds the last call's build-gpu, logs
 # included: they move to gpu-check-logs-earlier/ so that this call's logs.tar.gz holds this
-# call's work only (session 9's calls 2-4 shipped every earlier call's request trace and
+# call's work only (otherwise every later call ships every earlier call's request trace and
 # results again); KJ_KB_REUSE still reads the earlier results there. KJ_GPU_APPEND=1 (a second
 # run in the same call) keeps them.
 if [ -z "${KJ_GPU_APPEND:-}" ] && [ -d "$LOGS" ] && [ -n "$(ls -A "$LOGS" 2>/dev/null)" ]; then
@@ -349,7 +349,7 @@ if want kb; then
       for d in "$KJUDGE_IMPORTED/kb/$lvl"/*/; do
         n=$(basename "$d")
         # Judged by an earlier call on this machine (its result document is still here) but not
-        # yet in a committed log: skipped too (session 9's call 2 judged call 1's four again).
+        # yet in a committed log: skipped too (otherwise a second call judges them again).
         judged_here=$(ls "$LOGS/kb-results-$lvl$TAG/kb_${lvl}_$n.json" \
           "$BUILD"/gpu-check-logs-earlier/*/kb-results-"$lvl$TAG"/kb_"${lvl}_$n".json 2>/dev/null | head -1)
         [[ "$keep" == *" $n "* && -z "$judged_here" ]] || rm -rf "$d"
@@ -358,7 +358,7 @@ if want kb; then
       note "kb $lvl: KJ_KB_REUSE: the $have imported problems not yet judged: $(ls "$KJUDGE_IMPORTED/kb/$lvl" | sort -V | tr '\n' ' ')"
       # With KJ_KB_NEXT=N as well: fewer than N left to judge here, so the next files that no
       # committed log, no earlier call here and no imported problem covers are imported beside
-      # them (session 10's call 3 found one problem left and judged only that).
+      # them (otherwise a call that finds one problem left judges only that).
       if [ -z "${KJ_KB_NEXT:-}" ] || [ "$have" -ge "$KJ_KB_NEXT" ]; then continue; fi
       src=$BUILD/kb-next/$lvl
       rm -rf "$src"
