@@ -5,7 +5,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CTEST_ARGS ?=
 
-.PHONY: all deps build demo test test-fast clean gpu-check format
+.PHONY: all deps build demo test test-fast lint format clean gpu-check
 
 all: build
 
@@ -30,6 +30,16 @@ test: build
 # The quick subset for iteration: unit tests only.
 test-fast: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L unit
+
+# Style and structure (CI runs it after the tests): clang-format, the layers of src/, clang-tidy
+# on the C++ files changed (scripts/lint.sh).
+lint: build
+	bash scripts/lint.sh $(BUILD)
+
+# Formats every C++/CUDA file of src/ and include/ in place.
+format:
+	git ls-files --cached --others --exclude-standard 'src/*.cpp' 'src/*.hpp' 'src/*.h' 'src/*.cu' 'src/*.cuh' \
+	  'include/*.h' 'include/*.hpp' 'include/*.cuh' | while read -r f; do [ -f "$$f" ] && clang-format -i "$$f"; done; true
 
 gpu-check:
 	bash scripts/gpu-check.sh

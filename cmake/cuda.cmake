@@ -1,4 +1,4 @@
-# The CUDA backend: the static library kjudge_cuda and the worker kjudge-worker-cuda, built
+# The CUDA backend: the static library kj_cuda and the worker kjudge-worker-cuda, built
 # wherever nvcc exists (a GPU is needed only to run them). The controller `kjudge` links none of
 # this: only the worker talks to the GPU, and it reaches the driver through cudart_static, which
 # loads libcuda at run time, so everything builds and links on a machine without a driver.
@@ -61,22 +61,22 @@ endif()
 file(GLOB KJ_CUDA_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/cuda/*.cu ${CMAKE_SOURCE_DIR}/src/cuda/*.cpp
      ${CMAKE_SOURCE_DIR}/src/cuda/detail/*.cu ${CMAKE_SOURCE_DIR}/src/cuda/detail/*.cpp)
 list(REMOVE_ITEM KJ_CUDA_SOURCES ${CMAKE_SOURCE_DIR}/src/cuda/worker_cuda_main.cpp)
-add_library(kjudge_cuda STATIC ${KJ_CUDA_SOURCES})
+add_library(kj_cuda STATIC ${KJ_CUDA_SOURCES})
 # The device input generator must round like the host's (no a*b+c contraction): see generate.cu.
 set_source_files_properties(${CMAKE_SOURCE_DIR}/src/cuda/generate.cu PROPERTIES COMPILE_OPTIONS "-fmad=false")
-target_include_directories(kjudge_cuda PUBLIC ${CMAKE_SOURCE_DIR}/src)
-# Other workers (kjudge-worker-py) that link kjudge_cuda register the backend under this macro:
+kj_layer_links(kj_cuda cuda)  # src/layers.txt
+# Other workers (kjudge-worker-py) that link kj_cuda register the backend under this macro:
 #   kjudge::register_backend("cuda", &kjudge::cuda::make_cuda_backend);
-target_compile_definitions(kjudge_cuda PUBLIC KJUDGE_HAVE_CUDA=1)
-target_include_directories(kjudge_cuda SYSTEM PUBLIC ${CUDAToolkit_INCLUDE_DIRS})
-target_compile_options(kjudge_cuda PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wno-missing-field-initializers>)
-set_target_properties(kjudge_cuda PROPERTIES CUDA_RUNTIME_LIBRARY Static POSITION_INDEPENDENT_CODE ON)
+target_compile_definitions(kj_cuda PUBLIC KJUDGE_HAVE_CUDA=1)
+target_include_directories(kj_cuda SYSTEM PUBLIC ${CUDAToolkit_INCLUDE_DIRS})
+target_compile_options(kj_cuda PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wno-missing-field-initializers>)
+set_target_properties(kj_cuda PROPERTIES CUDA_RUNTIME_LIBRARY Static POSITION_INDEPENDENT_CODE ON)
 # NVML is opened with dlopen (nvml.cpp), never linked: the worker starts where it is missing.
-target_link_libraries(kjudge_cuda PUBLIC kjudge_core CUDA::cudart_static CUDA::cupti CUDA::cublas CUDA::cublasLt
+target_link_libraries(kj_cuda PUBLIC CUDA::cudart_static CUDA::cupti CUDA::cublas CUDA::cublasLt
                       ${CMAKE_DL_LIBS})
 
 add_executable(kjudge-worker-cuda ${CMAKE_SOURCE_DIR}/src/cuda/worker_cuda_main.cpp)
-target_link_libraries(kjudge-worker-cuda PRIVATE kjudge_cuda)
+target_link_libraries(kjudge-worker-cuda PRIVATE kj_cuda)
 target_link_options(kjudge-worker-cuda PRIVATE ${KJ_WORKER_LINK_OPTIONS})
 set_target_properties(kjudge-worker-cuda PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin
                       CUDA_RUNTIME_LIBRARY Static)

@@ -37,17 +37,12 @@ configure_file("${CMAKE_BINARY_DIR}/generated/kjudge_host_py.cpp.tmp"
 
 add_executable(kjudge-worker-py src/python/py_main.cpp src/python/py_host.cpp
                "${CMAKE_BINARY_DIR}/generated/kjudge_host_py.cpp")
-target_link_libraries(kjudge-worker-py PRIVATE kjudge_core Python3::Python)
+kj_layer_links(kjudge-worker-py python)  # src/layers.txt
+target_link_libraries(kjudge-worker-py PRIVATE Python3::Python)
 target_link_options(kjudge-worker-py PRIVATE ${KJ_WORKER_LINK_OPTIONS})
-if(TARGET kjudge_cuda)
-  # The cuda backend (device buffers, CUDA-event timer) for torch parties on the GPU; torch brings
-  # its own CUDA runtime, both share the device's primary context.
-  target_link_libraries(kjudge-worker-py PRIVATE kjudge_cuda)
-endif()
-target_compile_options(kjudge-worker-py PRIVATE -Wall -Wextra -Wno-missing-field-initializers)
 set_target_properties(kjudge-worker-py PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)
 # The controller's default interpreter for Python parties (KJUDGE_PYTHON overrides at run time).
-target_compile_definitions(kjudge_core PUBLIC KJUDGE_PYTHON_DEFAULT="${Python3_EXECUTABLE}")
+target_compile_definitions(kj_settings INTERFACE KJUDGE_PYTHON_DEFAULT="${Python3_EXECUTABLE}")
 if(TARGET kjudge)
   add_dependencies(kjudge kjudge-worker-py)
 endif()

@@ -1,5 +1,5 @@
 // kjudge-oracle-bench: the host-side oracle's two passes over a device-sized output, on the
-// machine's threads as a recheck runs them (oracle/detail/parallel.hpp): the error envelope
+// machine's threads as a recheck runs them (core/parallel.hpp): the error envelope
 // (float64 reference against the same-dtype run) and the comparison of an output with it.
 // A recheck of KernelBench's 1.6e9-element outputs spends its time here; this separates the
 // oracle's own speed from the arenas and workers around it. Prints ns per element and GB/s
@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "core/tensor.hpp"
-#include "oracle/detail/parallel.hpp"
+#include "core/parallel.hpp"
 #include "oracle/oracle.hpp"
 #include "problem/spec.hpp"
 

@@ -25,19 +25,23 @@ typedef enum { KJ_F32, KJ_F64, KJ_F16, KJ_BF16, KJ_I32, KJ_I64, KJ_U8, KJ_BOOL }
 #define KJ_MAX_DIMS 8
 
 typedef struct {
-  void* data;                   /* host pointer (cpu) or device pointer (cuda) */
+  void* data; /* host pointer (cpu) or device pointer (cuda) */
   kj_dtype dtype;
   int32_t ndim;
   int64_t shape[KJ_MAX_DIMS];
-  int64_t stride[KJ_MAX_DIMS];  /* in elements */
+  int64_t stride[KJ_MAX_DIMS]; /* in elements */
 } kj_tensor;
 
 typedef struct {
-  const kj_tensor* inputs;  int32_t n_inputs;   /* order and names: the problem's signature */
-  kj_tensor* outputs;       int32_t n_outputs;
-  const double* scalars;    int32_t n_scalars;  /* e.g. eps */
-  void* stream;                                 /* cudaStream_t on cuda, NULL on cpu */
-  void* workspace;          size_t workspace_bytes;
+  const kj_tensor* inputs;
+  int32_t n_inputs; /* order and names: the problem's signature */
+  kj_tensor* outputs;
+  int32_t n_outputs;
+  const double* scalars;
+  int32_t n_scalars; /* e.g. eps */
+  void* stream;      /* cudaStream_t on cuda, NULL on cpu */
+  void* workspace;
+  size_t workspace_bytes;
 } kj_args;
 
 /* The ABI version the candidate was compiled against; the worker checks it after dlopen. */

@@ -31,29 +31,42 @@ static inline int launch_status() {
   return e == cudaSuccess ? kjref::status_ok : status_cuda_error_base + static_cast<int>(e);
 }
 
-__device__ __forceinline__ float to_f32(float v) { return v; }
-__device__ __forceinline__ float to_f32(bf16 v) { return __bfloat162float(v); }
+__device__ __forceinline__ float to_f32(float v) {
+  return v;
+}
+__device__ __forceinline__ float to_f32(bf16 v) {
+  return __bfloat162float(v);
+}
 
 template <class T>
 __device__ __forceinline__ T from_f32(float v);
 template <>
-__device__ __forceinline__ float from_f32<float>(float v) { return v; }
+__device__ __forceinline__ float from_f32<float>(float v) {
+  return v;
+}
 template <>
-__device__ __forceinline__ bf16 from_f32<bf16>(float v) { return __float2bfloat16_rn(v); }
+__device__ __forceinline__ bf16 from_f32<bf16>(float v) {
+  return __float2bfloat16_rn(v);
+}
 
 /* Calls f(float{}) or f(bf16{}) according to t (the element type in memory). */
 template <class F>
 static inline int dispatch(kj_dtype t, F&& f) {
   switch (t) {
-    case KJ_F32: return f(float{});
-    case KJ_BF16: return f(bf16{});
-    default: return kjref::status_bad_dtype;
+    case KJ_F32:
+      return f(float{});
+    case KJ_BF16:
+      return f(bf16{});
+    default:
+      return kjref::status_bad_dtype;
   }
 }
 
 struct sum_op {
   template <class T>
-  __device__ __forceinline__ T operator()(T a, T b) const { return a + b; }
+  __device__ __forceinline__ T operator()(T a, T b) const {
+    return a + b;
+  }
 };
 struct max_op {
   __device__ __forceinline__ float operator()(float a, float b) const { return fmaxf(a, b); }
@@ -83,9 +96,13 @@ __device__ __forceinline__ T block_reduce(T v, Op op, T identity) {
 }
 
 template <class T>
-__device__ __forceinline__ T block_sum(T v) { return block_reduce(v, sum_op{}, T(0)); }
+__device__ __forceinline__ T block_sum(T v) {
+  return block_reduce(v, sum_op{}, T(0));
+}
 template <class T>
-__device__ __forceinline__ T block_max(T v) { return block_reduce(v, max_op{}, T(-INFINITY)); }
+__device__ __forceinline__ T block_max(T v) {
+  return block_reduce(v, max_op{}, T(-INFINITY));
+}
 
 /* 16-byte vectors: 4 floats or 8 bf16 per load/store, converted to/from float. The pointer must
  * be 16-byte aligned (a row start is when the row's byte length is a multiple of 16). */

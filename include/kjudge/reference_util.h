@@ -26,9 +26,9 @@ namespace kjref {
 
 /* kj_run status codes (0 = success; the judge reports any other value as runtime_error). */
 inline constexpr int status_ok = 0;
-inline constexpr int status_bad_args = 1;     /* counts, ranks or shapes do not match */
-inline constexpr int status_bad_dtype = 2;    /* dtype this implementation does not support */
-inline constexpr int status_bad_layout = 3;   /* non-contiguous where contiguity is required */
+inline constexpr int status_bad_args = 1;   /* counts, ranks or shapes do not match */
+inline constexpr int status_bad_dtype = 2;  /* dtype this implementation does not support */
+inline constexpr int status_bad_layout = 3; /* non-contiguous where contiguity is required */
 
 /* ---------------------------------------------------------------- bf16 ---------------------- */
 
@@ -65,9 +65,12 @@ struct io_bf16 {
 template <class F>
 static inline int dispatch_f32_bf16(kj_dtype t, F&& f) {
   switch (t) {
-    case KJ_F32: return f(io_f32{});
-    case KJ_BF16: return f(io_bf16{});
-    default: return status_bad_dtype;
+    case KJ_F32:
+      return f(io_f32{});
+    case KJ_BF16:
+      return f(io_bf16{});
+    default:
+      return status_bad_dtype;
   }
 }
 
@@ -167,14 +170,14 @@ static inline void two_prod(double a, double b, double* p, double* e) {
  * points of [-87.3, 88.7]. Results below FLT_MIN flush to 0,
  * x > 88.72 gives +Inf, NaN propagates. */
 static inline float exp_f32(float x) {
-  const float hi = 88.7228394f;     /* largest x with finite expf */
-  const float lo = -87.3365479f;    /* smallest x with a normal result */
+  const float hi = 88.7228394f;  /* largest x with finite expf */
+  const float lo = -87.3365479f; /* smallest x with a normal result */
   const float xc = x < lo ? lo : (x > hi ? hi : x);
-  const float magic = 12582912.0f;  /* 1.5 * 2^23: adding it rounds to an integer in the low bits */
+  const float magic = 12582912.0f; /* 1.5 * 2^23: adding it rounds to an integer in the low bits */
   const float t = xc * 1.44269504088896341f + magic;
   const float n = t - magic;
   const int32_t ni = std::bit_cast<int32_t>(t) - std::bit_cast<int32_t>(magic);
-  float r = xc - n * 0.693359375f;  /* ln2 split: the high part has few bits, so n*hi is exact */
+  float r = xc - n * 0.693359375f; /* ln2 split: the high part has few bits, so n*hi is exact */
   r = r - n * -2.12194440e-4f;
   const float r2 = r * r;
   float p = 1.9875691500e-4f;

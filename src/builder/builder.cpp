@@ -15,13 +15,16 @@
 
 #include "core/error.hpp"
 #include "core/hash.hpp"
+#include "core/paths.hpp"
 #include "core/subprocess.hpp"
 
 namespace kjudge {
 
 namespace {
 
-std::filesystem::path include_dir() { return std::filesystem::path(KJUDGE_SOURCE_DIR) / "include"; }
+std::filesystem::path include_dir() {
+  return std::filesystem::path(KJUDGE_SOURCE_DIR) / "include";
+}
 
 std::string compiler_version(const std::string& compiler) {
   static std::mutex m;  // builds run concurrently (evaluate compiles its parties at once)
@@ -43,8 +46,8 @@ std::string compiler_version(const std::string& compiler) {
 // colmajor.cuh), recursively, as path and content: part of the cache key, so that editing a
 // header rebuilds what includes it. <...> includes are the system's and the compiler's version
 // stands for them.
-void add_included_files(const std::filesystem::path& file, const std::string& text, std::set<std::filesystem::path>& seen,
-                        std::string& out) {
+void add_included_files(const std::filesystem::path& file, const std::string& text,
+                        std::set<std::filesystem::path>& seen, std::string& out) {
   static const std::regex include_re(R"re(^\s*#\s*include\s*"([^"]+)")re");
   std::istringstream in(text);
   std::string line;
@@ -79,8 +82,9 @@ std::filesystem::path confine_executable() {
   if (const char* c = std::getenv("KJUDGE_CONFINE"); c != nullptr && *c != 0) return c;
   std::error_code ec;
   const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec && std::filesystem::exists(self.parent_path() / "kjudge-confine", ec)) return self.parent_path() / "kjudge-confine";
-  const std::filesystem::path built = std::filesystem::path(KJUDGE_BINARY_DIR) / "bin" / "kjudge-confine";
+  if (!ec && std::filesystem::exists(self.parent_path() / "kjudge-confine", ec))
+    return self.parent_path() / "kjudge-confine";
+  std::filesystem::path built = std::filesystem::path(KJUDGE_BINARY_DIR) / "bin" / "kjudge-confine";
   if (std::filesystem::exists(built, ec)) return built;
   throw internal_error("kjudge-confine (the build's sandbox) was not found next to " + self.string() + " or in " +
                        built.parent_path().string() + "; set KJUDGE_CONFINE");
@@ -157,7 +161,8 @@ bool verified_entry(const std::filesystem::path& dir, const std::filesystem::pat
 // An exclusive lock on a cache entry (flock on a file in it), released when destroyed.
 class entry_lock {
  public:
-  explicit entry_lock(const std::filesystem::path& file) : m_fd(::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
+  explicit entry_lock(const std::filesystem::path& file)
+      : m_fd(::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
     if (m_fd >= 0)
       while (::flock(m_fd, LOCK_EX) != 0 && errno == EINTR) {
       }
@@ -174,9 +179,9 @@ class entry_lock {
 
 void make_read_only(const std::filesystem::path& p) {
   std::error_code ec;
-  std::filesystem::permissions(p, std::filesystem::perms::owner_read | std::filesystem::perms::group_read |
-                                      std::filesystem::perms::others_read,
-                               ec);
+  std::filesystem::permissions(
+      p, std::filesystem::perms::owner_read | std::filesystem::perms::group_read | std::filesystem::perms::others_read,
+      ec);
 }
 
 void remove_entry(const std::filesystem::path& dir) {
@@ -193,13 +198,6 @@ std::string nvcc_path() {
 }
 
 }  // namespace
-
-std::filesystem::path cache_root() {
-  if (const char* c = std::getenv("KJUDGE_CACHE")) return c;
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::filesystem::path(x) / "kjudge";
-  if (const char* h = std::getenv("HOME"); h && *h) return std::filesystem::path(h) / ".cache" / "kjudge";
-  return std::filesystem::temp_directory_path() / "kjudge-cache";
-}
 
 nlohmann::json parse_ptxas_resources(const std::string& diag) {
   nlohmann::json out = nlohmann::json::array();
@@ -244,14 +242,23 @@ build_result build_candidate(const build_request& r) {
   std::string compiler;
   if (!cuda) {
     compiler = std::getenv("CXX") ? std::getenv("CXX") : "g++";
-    flags = {"-std=c++20", "-O3", "-march=native", "-fPIC", "-shared", "-fopenmp", "-w",
-             "-I" + include_dir().string()};
+    flags = {"-std=c++20", "-O3", "-march=native", "-fPIC", "-shared", "-fopenmp", "-w", "-I" + include_dir().string()};
   } else {
     compiler = nvcc_path();
     // sm_90a machine code for Hopper plus PTX so that other GPUs can JIT it.
-    flags = {"-std=c++20", "-O3", "-shared", "-Xcompiler", "-fPIC", "-Xptxas", "-v",
-             "-gencode=arch=compute_90a,code=sm_90a", "-gencode=arch=compute_90,code=compute_90",
-             "-lcublas", "-lcublasLt", "-lcusolver", "-I" + include_dir().string()};
+    flags = {"-std=c++20",
+             "-O3",
+             "-shared",
+             "-Xcompiler",
+             "-fPIC",
+             "-Xptxas",
+             "-v",
+             "-gencode=arch=compute_90a,code=sm_90a",
+             "-gencode=arch=compute_90,code=compute_90",
+             "-lcublas",
+             "-lcublasLt",
+             "-lcusolver",
+             "-I" + include_dir().string()};
   }
   for (const auto& f : r.extra_flags) flags.push_back(f);
   b.compiler = compiler_version(compiler);
@@ -308,7 +315,8 @@ build_result build_candidate(const build_request& r) {
   b.timed_out = res.timed_out;
   auto discard_stage = [&] { std::filesystem::remove_all(stage, ec); };
   if (res.timed_out) {
-    b.diagnostics += "\ncompilation exceeded the limit of " + std::to_string(static_cast<int>(r.timeout_seconds)) + " s";
+    b.diagnostics +=
+        "\ncompilation exceeded the limit of " + std::to_string(static_cast<int>(r.timeout_seconds)) + " s";
     discard_stage();
     return b;
   }
@@ -316,7 +324,9 @@ build_result build_candidate(const build_request& r) {
     discard_stage();
     return b;
   }
-  const nlohmann::json manifest{{"library_sha256", sha256_hex(read_file(tmp))}, {"key", key}, {"compiler", b.compiler},
+  const nlohmann::json manifest{{"library_sha256", sha256_hex(read_file(tmp))},
+                                {"key", key},
+                                {"compiler", b.compiler},
                                 {"source_sha256", b.source_sha256}};
   // The manifest and diagnostics first, the library last: an entry whose library exists is
   // complete (a concurrent build of the same key may have finished first; either is the same).
@@ -328,7 +338,8 @@ build_result build_candidate(const build_request& r) {
   std::filesystem::rename(tmp, lib, ec);
   discard_stage();
   std::string why;
-  if (!verified_entry(dir, lib, why)) throw internal_error("the build just written to " + dir.string() + " fails its check: " + why);
+  if (!verified_entry(dir, lib, why))
+    throw internal_error("the build just written to " + dir.string() + " fails its check: " + why);
   b.ok = true;
   if (cuda) b.resources = parse_ptxas_resources(b.diagnostics);
   return b;

@@ -7,39 +7,35 @@
 #pragma once
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace kjudge {
 
 struct build_request {
   std::filesystem::path source;
-  std::string device = "cpu";          // cpu: g++; cuda: nvcc
+  std::string device = "cpu";  // cpu: g++; cuda: nvcc
   double timeout_seconds = 120;
   std::vector<std::string> extra_flags;
 };
 
 struct build_result {
   bool ok = false;
-  std::filesystem::path library;       // the .so on success
+  std::filesystem::path library;  // the .so on success
   std::string source_sha256;
-  std::string diagnostics;             // the compiler's own message (errors and warnings)
-  std::string compiler;                // version line
-  std::vector<std::string> command;    // the compile command
+  std::string diagnostics;           // the compiler's own message (errors and warnings)
+  std::string compiler;              // version line
+  std::vector<std::string> command;  // the compile command
   double seconds = 0.0;
   bool cached = false;
   bool timed_out = false;
-  nlohmann::json resources;            // cuda: ptxas registers/spills/shared memory per kernel
-  std::string cache_note;              // why a cached build was not used (it failed its check), or ""
+  nlohmann::json resources;  // cuda: ptxas registers/spills/shared memory per kernel
+  std::string cache_note;    // why a cached build was not used (it failed its check), or ""
 };
 
 // Throws usage_error if the source cannot be read or has the wrong extension for the device.
 build_result build_candidate(const build_request& r);
-
-// KJUDGE_CACHE, else $XDG_CACHE_HOME/kjudge, else ~/.cache/kjudge.
-std::filesystem::path cache_root();
 
 // Parses `ptxas info` lines of nvcc -Xptxas -v into [{kernel, registers, spill_stores,
 // spill_loads, shared_bytes, stack_bytes}].

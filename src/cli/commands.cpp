@@ -7,9 +7,9 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
-#include <cstring>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <future>
@@ -23,10 +23,12 @@
 #include "cli/redteam_command.hpp"
 #include "core/error.hpp"
 #include "core/hash.hpp"
+#include "core/json_file.hpp"
+#include "core/paths.hpp"
 #include "guards/rules.hpp"
+#include "guards/verdict.hpp"
 #include "judge/evaluate.hpp"
 #include "judge/python_parties.hpp"
-#include "judge/verdict.hpp"
 #include "oracle/qr_check.hpp"
 #include "pool/worker_process.hpp"
 #include "problem/registry.hpp"
@@ -42,7 +44,9 @@ namespace {
 
 using json = nlohmann::json;
 
-bool color_out() { return ::isatty(1) == 1 && std::getenv("NO_COLOR") == nullptr; }
+bool color_out() {
+  return ::isatty(1) == 1 && std::getenv("NO_COLOR") == nullptr;
+}
 
 std::string join(const std::vector<std::string>& v, const char* sep) {
   std::string s;
@@ -61,7 +65,8 @@ int cmd_list() {
   const fs::path root = imported_problems_root();
   std::error_code ec;
   std::vector<fs::path> dirs;
-  for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+  for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec))
     if (it->is_regular_file(ec) && it->path().filename() == "problem.toml") dirs.push_back(it->path().parent_path());
   std::sort(dirs.begin(), dirs.end());
   if (!dirs.empty()) std::printf("\nimported (%s):\n", root.string().c_str());
@@ -82,7 +87,7 @@ std::string describe_tensors(const std::vector<tensor_spec>& ts) {
   for (const auto& t : ts) {
     s += (s.empty() ? "" : ", ") + t.name + "[" + join(t.shape, ",") + "]";
     if (t.dtype != "T") s += ":" + t.dtype;
-    // Integer and bool inputs: the values drawn (planner/distributions.hpp), given or the dtype's
+    // Integer and bool inputs: the values drawn (inputs/distributions.hpp), given or the dtype's
     // (a range is only accepted on a concrete integer or bool dtype).
     if (const auto dt = parse_dtype(t.dtype); dt && !is_float(*dt)) {
       const int_range r = t.range.value_or(default_int_range(*dt));
@@ -127,13 +132,15 @@ int cmd_show(const std::string& name) {
   std::printf("  cost:       bytes = %s; flops = %s\n", p.cost_bytes.c_str(), p.cost_flops.c_str());
   if (p.reference_cpp) std::printf("  reference:  %s\n", p.reference_cpp->string().c_str());
   if (p.reference_cu) std::printf("  reference:  %s (cuda)\n", p.reference_cu->string().c_str());
-  for (const auto& b : p.baselines) std::printf("  baseline:   %s (%s) %s\n", b.name.c_str(), b.device.c_str(), b.source.string().c_str());
+  for (const auto& b : p.baselines)
+    std::printf("  baseline:   %s (%s) %s\n", b.name.c_str(), b.device.c_str(), b.source.string().c_str());
   for (const auto& c : p.public_cases) std::printf("  public:     %s\n", describe_case(c).c_str());
   for (const auto& [dev, cases] : p.bench_cases)
     for (const auto& c : cases) std::printf("  bench %-4s  %s\n", dev.c_str(), describe_case(c).c_str());
   for (const auto& [dev, h] : p.hidden) {
     std::string r;
-    for (const auto& x : h.ranges) r += (r.empty() ? "" : " ") + x.symbol + "∈[" + std::to_string(x.min) + "," + std::to_string(x.max) + "]";
+    for (const auto& x : h.ranges)
+      r += (r.empty() ? "" : " ") + x.symbol + "∈[" + std::to_string(x.min) + "," + std::to_string(x.max) + "]";
     std::printf("  hidden %-4s %d cases, %s, ≤%lld elements, distributions: %s\n", dev.c_str(), h.count, r.c_str(),
                 static_cast<long long>(h.max_elements), join(h.distributions, ", ").c_str());
   }
@@ -157,7 +164,7 @@ struct eval_flags {
   int hidden = -1;
   std::string seed;
   double call_timeout = 30;
-  int rechecks = -1;  // -1: the device's default (eval_options::rechecks_per_round)
+  int rechecks = -1;      // -1: the device's default (eval_options::rechecks_per_round)
   int worker_epochs = 0;  // 0: the device's default (default_worker_epochs: 3 on cuda, 1 on cpu)
   bool no_trace = false;
   double memory_limit_mib = 4096;
@@ -183,19 +190,20 @@ void add_eval_flags(CLI::App* c, eval_flags& f) {
   c->add_flag("--host-reference", f.host_reference,
               "cuda, imported (Python) problems: run the reference in torch on the host CPU instead of on the device");
   c->add_option("--sanitize", f.sanitize,
-                 "cuda: also run the candidate's first public and hidden cases under compute-sanitizer with TOOL; "
-                 "any error it reports rejects the candidate (rule sanitizer)")
+                "cuda: also run the candidate's first public and hidden cases under compute-sanitizer with TOOL; "
+                "any error it reports rejects the candidate (rule sanitizer)")
       ->check(CLI::IsMember({"memcheck", "racecheck", "initcheck", "synccheck"}));
   c->add_option("--hidden", f.hidden, "number of hidden cases (default: the problem's)");
   c->add_option("--seed", f.seed, "fix the secret seed (hex) to reproduce a run; default: fresh from the OS");
   c->add_option("--torch", f.torch,
-                 "PyTorch baselines: comma-separated torch:eager, torch:compile:default, "
-                 "torch:compile:max-autotune-no-cudagraphs, torch:compile:max-autotune, or none "
-                 "(default: eager on cpu, all on cuda; $KJUDGE_TORCH_BASELINES)");
-  c->add_option("--shape-scale", f.shape_scale,
-                 "KernelBench imports: also judge hidden cases with the file's size constants (batch_size, dim, ...) "
-                 "scaled by F (e.g. 0.5 or 2) and scaled to odd sizes; a constant is scaled only where the reference "
-                 "runs with it and only sizes change (the others are dropped with a note in the result). Off by default");
+                "PyTorch baselines: comma-separated torch:eager, torch:compile:default, "
+                "torch:compile:max-autotune-no-cudagraphs, torch:compile:max-autotune, or none "
+                "(default: eager on cpu, all on cuda; $KJUDGE_TORCH_BASELINES)");
+  c->add_option(
+      "--shape-scale", f.shape_scale,
+      "KernelBench imports: also judge hidden cases with the file's size constants (batch_size, dim, ...) "
+      "scaled by F (e.g. 0.5 or 2) and scaled to odd sizes; a constant is scaled only where the reference "
+      "runs with it and only sizes change (the others are dropped with a note in the result). Off by default");
   c->add_option("--call-timeout", f.call_timeout, "watchdog for one call of the candidate, seconds");
   c->add_option("--rechecks", f.rechecks,
                 "timed calls rechecked per case and round (default: 2 on cpu, 1 on cuda; 0 only to measure what "
@@ -224,8 +232,9 @@ void require_gpu_for(const std::string& device) {
     node = node || (n.rfind("nvidia", 0) == 0 && n.size() > 6 && std::isdigit(static_cast<unsigned char>(n[6])));
   }
   if (!node && !std::filesystem::exists("/proc/driver/nvidia/version", ec))
-    throw usage_error("--device cuda: this machine has no NVIDIA GPU (no /dev/nvidia<N> device, no driver in "
-                      "/proc/driver/nvidia); judge with --device cpu, or run kjudge on a machine with a GPU");
+    throw usage_error(
+        "--device cuda: this machine has no NVIDIA GPU (no /dev/nvidia<N> device, no driver in "
+        "/proc/driver/nvidia); judge with --device cpu, or run kjudge on a machine with a GPU");
   if (!std::filesystem::exists(worker_executable("cuda"), ec))
     throw usage_error("--device cuda: this kjudge was built without the CUDA backend (" +
                       worker_executable("cuda").string() + " is missing; build where nvcc is found, KJUDGE_CUDA=ON)");
@@ -267,7 +276,8 @@ eval_options to_options(const eval_flags& f, const std::string& problem, const s
   o.tf32 = !f.no_tf32;
   o.host_reference = f.host_reference;
   o.sanitize = f.sanitize;
-  if (!o.sanitize.empty() && o.device != "cuda") throw usage_error("--sanitize " + o.sanitize + ": needs --device cuda");
+  if (!o.sanitize.empty() && o.device != "cuda")
+    throw usage_error("--sanitize " + o.sanitize + ": needs --device cuda");
   o.hidden_count = f.hidden;
   if (f.shape_scale < 0 || (f.shape_scale > 0 && f.shape_scale == 1.0))
     throw usage_error("--shape-scale " + std::to_string(f.shape_scale) + ": expected a positive factor other than 1");
@@ -286,7 +296,8 @@ eval_options to_options(const eval_flags& f, const std::string& problem, const s
       throw usage_error("--seed " + f.seed + ": expected a hexadecimal number");
     }
   }
-  if (f.budget <= 0) throw usage_error("--budget " + std::to_string(f.budget) + ": expected a positive number of seconds");
+  if (f.budget <= 0)
+    throw usage_error("--budget " + std::to_string(f.budget) + ": expected a positive number of seconds");
   if (o.worker_epochs > o.min_rounds)
     throw usage_error("--worker-epochs " + std::to_string(o.worker_epochs) + ": at most the number of rounds (" +
                       std::to_string(o.min_rounds) + "), each set of workers times at least one");
@@ -347,7 +358,8 @@ std::vector<std::filesystem::path> imported_problem_dirs(const std::string& pref
   if (!fs::is_directory(root, ec))
     throw usage_error("validate --all " + prefix + ": no imported problems under " + root.string() +
                       " (import them first: kjudge import kernelbench|gpumode ...)");
-  for (auto it = fs::recursive_directory_iterator(root, ec); it != fs::recursive_directory_iterator(); it.increment(ec)) {
+  for (auto it = fs::recursive_directory_iterator(root, ec); it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
     if (ec) break;
     if (it->is_regular_file(ec) && it->path().filename() == "problem.toml") dirs.push_back(it->path().parent_path());
   }
@@ -403,18 +415,21 @@ int cmd_validate(const eval_flags& f, const std::string& problem, bool all, int 
     // problems alike, the same ones on every run.
     std::vector<target> picked;
     const std::size_t have = targets.size();
-    for (int i = 0; i < sample; ++i) picked.push_back(std::move(targets[static_cast<std::size_t>(i) * have / static_cast<std::size_t>(sample)]));
+    for (int i = 0; i < sample; ++i)
+      picked.push_back(std::move(targets[static_cast<std::size_t>(i) * have / static_cast<std::size_t>(sample)]));
     targets = std::move(picked);
     std::printf("--sample %d: %zu of the %zu problems, evenly spaced\n", sample, targets.size(), found);
   }
   int failures = 0;
   int timed = 0, within_band = 0;  // problems with a ratio; of those, ratio in [0.98, 1.02]
-  std::printf("A/A validation: the reference judged as a candidate against itself (%s, %s)\n", f.device.c_str(), f.mode.c_str());
+  std::printf("A/A validation: the reference judged as a candidate against itself (%s, %s)\n", f.device.c_str(),
+              f.mode.c_str());
   std::vector<std::string> failed;
   for (const auto& t : targets) {
     char line[1024];
     if (!t.spec) {
-      std::snprintf(line, sizeof line, "%-34s FAIL  the problem does not load: %s", t.label.c_str(), t.load_error.c_str());
+      std::snprintf(line, sizeof line, "%-34s FAIL  the problem does not load: %s", t.label.c_str(),
+                    t.load_error.c_str());
       std::printf("%s\n", line);
       failed.push_back(line);
       ++failures;
@@ -496,9 +511,9 @@ int cmd_validate(const eval_flags& f, const std::string& problem, bool all, int 
         sets = ", " + std::to_string(s["epoch_medians"].size()) + " sets of workers: " + sets;
         if (const std::string note = process_spread_note(r); !note.empty()) sets += "; " + note;
       }
-      std::snprintf(line, sizeof line, "%-34s %-4s  ratio %.*f  95%% CI [%.*f, %.*f] against %s (%d rounds, %s%s)", t.label.c_str(),
-                    ok ? "ok" : "FAIL", digits, med, digits, lo, digits, hi, against.c_str(), r["timing"]["rounds"].get<int>(),
-                    f.mode.c_str(), sets.c_str());
+      std::snprintf(line, sizeof line, "%-34s %-4s  ratio %.*f  95%% CI [%.*f, %.*f] against %s (%d rounds, %s%s)",
+                    t.label.c_str(), ok ? "ok" : "FAIL", digits, med, digits, lo, digits, hi, against.c_str(),
+                    r["timing"]["rounds"].get<int>(), f.mode.c_str(), sets.c_str());
       if (!ok) {
         ++failures;
         failed.push_back(line);
@@ -516,8 +531,8 @@ int cmd_validate(const eval_flags& f, const std::string& problem, bool all, int 
             std::snprintf(num, sizeof num, "%.1f", v.get<double>());
             phases += (phases.empty() ? "" : ", ") + k + " " + num;
           }
-      std::printf("    time to verdict %.1f s%s%s\n", r["time_to_verdict_s"].get<double>(), phases.empty() ? "" : "; phases (s): ",
-                  phases.c_str());
+      std::printf("    time to verdict %.1f s%s%s\n", r["time_to_verdict_s"].get<double>(),
+                  phases.empty() ? "" : "; phases (s): ", phases.c_str());
       // The rechecks of the timed calls (one reference run and transfer each): in the timing
       // phase above, but on a device-sized case most of it.
       if (r["timing"].is_object() && r["timing"].contains("rechecks") && r["timing"]["rechecks"].is_object()) {
@@ -530,14 +545,15 @@ int cmd_validate(const eval_flags& f, const std::string& problem, bool all, int 
               std::snprintf(num, sizeof num, "%.1f", v.get<double>());
               parts += (parts.empty() ? "" : ", ") + k + " " + num;
             }
-        std::printf("    rechecks %d: %.1f s (%s); samples %.1f s\n", rc.value("count", 0), rc.value("seconds", 0.0), parts.c_str(),
-                    r["timing"].value("sample_requests_s", 0.0));
+        std::printf("    rechecks %d: %.1f s (%s); samples %.1f s\n", rc.value("count", 0), rc.value("seconds", 0.0),
+                    parts.c_str(), r["timing"].value("sample_requests_s", 0.0));
       }
     }
     // Each party's median per timed case, with its SM clock where the backend reads one: an A/A's
     // bias shows here as one party slower at the same clock (its process or its code) or at a
     // lower clock (the GPU's state while it ran).
-    if (r.contains("timing") && r["timing"].is_object() && r["timing"].contains("cases") && r["timing"]["cases"].is_array())
+    if (r.contains("timing") && r["timing"].is_object() && r["timing"].contains("cases") &&
+        r["timing"]["cases"].is_array())
       for (const auto& tc : r["timing"]["cases"]) {
         std::string parts;
         const auto party = [&](const std::string& name, const json& st) {
@@ -562,8 +578,10 @@ int cmd_validate(const eval_flags& f, const std::string& problem, bool all, int 
       for (const auto& l : kernel_census_lines(r["timing"]["kernel_census"])) std::printf("    %s\n", l.c_str());
     std::fflush(stdout);
   }
-  std::printf("%zu problem(s) found, %zu judged, %d validated, %d failed (criterion: ratio in [0.98, 1.02] and the CI contains 1)\n",
-              found, targets.size(), static_cast<int>(targets.size()) - failures, failures);
+  std::printf(
+      "%zu problem(s) found, %zu judged, %d validated, %d failed (criterion: ratio in [0.98, 1.02] and the CI contains "
+      "1)\n",
+      found, targets.size(), static_cast<int>(targets.size()) - failures, failures);
   if (timed > 0)
     std::printf("ratio within [0.98, 1.02] on %d of the %d problems timed (whatever their CI)\n", within_band, timed);
   if (!failed.empty() && targets.size() > 1) {
@@ -629,7 +647,8 @@ int cmd_doctor(const std::string& device) {
   std::printf("cpu:        %s\n", c.identity.c_str());
   std::printf("copy:       %.1f GB/s (bytes read + written; best of 7, median %.1f, min %.1f)\n", c.copy_gbps,
               c.details["median_gbps"].get<double>(), c.details["min_gbps"].get<double>());
-  std::printf("load:       %.2f cores used by other processes meanwhile%s\n", c.details["load"]["other_cores"].get<double>(),
+  std::printf("load:       %.2f cores used by other processes meanwhile%s\n",
+              c.details["load"]["other_cores"].get<double>(),
               c.measured_under_load() ? " (under load: evaluations will measure again)" : "");
   std::printf("cached in:  %s\n", (cache_root() / "ceilings-cpu.json").string().c_str());
   return 0;
@@ -643,7 +662,9 @@ int cmd_build(const std::vector<std::string>& files, const std::string& device, 
   std::vector<std::future<build_result>> results(files.size());
   const std::size_t width = static_cast<std::size_t>(std::max(1, jobs));
   auto launch = [&](std::size_t i) {
-    results[i] = std::async(std::launch::async, [&files, &device, i] { return build_candidate(build_request{files[i], device}); });
+    results[i] = std::async(std::launch::async, [&files, &device, i] {
+      return build_candidate(build_request{files[i], device});
+    });
   };
   for (std::size_t i = 0; i < std::min(width, files.size()); ++i) launch(i);
   int failed = 0;
@@ -656,13 +677,15 @@ int cmd_build(const std::vector<std::string>& files, const std::string& device, 
       b.diagnostics = e.what();
     }
     if (i + width < files.size()) launch(i + width);
-    std::printf("%-4s %s  (%s, %.1f s)\n", b.ok ? "ok" : "FAIL", files[i].c_str(), b.cached ? "cached" : "compiled", b.seconds);
+    std::printf("%-4s %s  (%s, %.1f s)\n", b.ok ? "ok" : "FAIL", files[i].c_str(), b.cached ? "cached" : "compiled",
+                b.seconds);
     if (b.resources.is_array())
       for (const auto& r : b.resources)
         if (r.is_object())
           std::printf("       %s: %d registers, spills %d B stored / %d B loaded, %d B shared, %d B stack\n",
-                      r.value("kernel", std::string("?")).c_str(), r.value("registers", 0), r.value("spill_store_bytes", 0),
-                      r.value("spill_load_bytes", 0), r.value("shared_bytes", 0), r.value("stack_bytes", 0));
+                      r.value("kernel", std::string("?")).c_str(), r.value("registers", 0),
+                      r.value("spill_store_bytes", 0), r.value("spill_load_bytes", 0), r.value("shared_bytes", 0),
+                      r.value("stack_bytes", 0));
     if (!b.ok) {
       ++failed;
       std::string d = b.diagnostics;
@@ -671,8 +694,8 @@ int cmd_build(const std::vector<std::string>& files, const std::string& device, 
     }
     std::fflush(stdout);
   }
-  std::printf("%zu file(s): %zu compiled, %d failed (%s)\n", files.size(), files.size() - static_cast<std::size_t>(failed),
-              failed, device.c_str());
+  std::printf("%zu file(s): %zu compiled, %d failed (%s)\n", files.size(),
+              files.size() - static_cast<std::size_t>(failed), failed, device.c_str());
   return failed == 0 ? 0 : 1;
 }
 
@@ -704,14 +727,15 @@ int cmd_demo(const eval_flags& f, const std::string& examples_dir) {
     for (const auto& file : files) jobs.emplace_back(pd.path().filename().string(), file);
   }
   std::sort(jobs.begin(), jobs.end());
-  std::printf("kjudge demo: %zu example candidates on %s (%s timing, budget %.1f s each)\n", jobs.size(), f.device.c_str(),
-              f.mode.c_str(), f.budget);
+  std::printf("kjudge demo: %zu example candidates on %s (%s timing, budget %.1f s each)\n", jobs.size(),
+              f.device.c_str(), f.mode.c_str(), f.budget);
   std::fflush(stdout);
   std::vector<json> results;
   int i = 0;
   for (const auto& [problem, file] : jobs) {
     ++i;
-    const std::string label = "[" + std::to_string(i) + "/" + std::to_string(jobs.size()) + "] " + problem + "/" + file.filename().string();
+    const std::string label =
+        "[" + std::to_string(i) + "/" + std::to_string(jobs.size()) + "] " + problem + "/" + file.filename().string();
     json r = run_eval(f, problem, file.string(), label);
     store_result(f, r, file.string());
     const auto& v = r["verdict"];
@@ -729,7 +753,9 @@ int cmd_demo(const eval_flags& f, const std::string& examples_dir) {
 }  // namespace
 
 int run(int argc, char** argv) {
-  CLI::App app{"kjudge — a judge for compute kernels: correct on every valid input, and really faster than the strongest baseline?"};
+  CLI::App app{
+      "kjudge — a judge for compute kernels: correct on every valid input, and really faster than the strongest "
+      "baseline?"};
   app.require_subcommand(1);
   app.footer("\n" + environment_help());
   app.set_version_flag("--version", std::string("kjudge ") + KJUDGE_VERSION);
@@ -740,7 +766,8 @@ int run(int argc, char** argv) {
   show->add_option("PROBLEM", problem, "suite name or path to a problem directory")->required();
 
   eval_flags ef;
-  auto* eval = app.add_subcommand("eval", "judge a candidate: exit 0 correct, 1 rejected, 2 bad input, 3 internal error");
+  auto* eval =
+      app.add_subcommand("eval", "judge a candidate: exit 0 correct, 1 rejected, 2 bad input, 3 internal error");
   eval->add_option("PROBLEM", problem, "suite name or path to a problem directory")->required();
   eval->add_option("CANDIDATE", candidate, "candidate source (.cpp for cpu, .cu for cuda)")->required();
   add_eval_flags(eval, ef);
@@ -752,16 +779,19 @@ int run(int argc, char** argv) {
   eval_flags vf;
   bool all = false;
   auto* validate = app.add_subcommand("validate", "A/A check: the reference judged as a candidate; ratio and CI");
-  validate->add_option("PROBLEM", problem, "suite name or path; with --all, a prefix of imported problems (e.g. kb/level1)");
+  validate->add_option("PROBLEM", problem,
+                       "suite name or path; with --all, a prefix of imported problems (e.g. kb/level1)");
   validate->add_flag("--all", all, "every problem of the suite, or with PREFIX every imported problem under it");
   int sample = 0;
   validate->add_option("--sample", sample, "with --all: judge only N problems, evenly spaced over the sorted list")
       ->check(CLI::Range(1, 100000));
   std::string part;
-  validate->add_option("--part", part, "with --all: judge only part I of N (the problems at index I modulo N), e.g. 0/3");
+  validate->add_option("--part", part,
+                       "with --all: judge only part I of N (the problems at index I modulo N), e.g. 0/3");
   std::string results_dir;
-  validate->add_option("--results", results_dir,
-                       "write each problem's result document (schema kjudge.result/1) into DIR, named after the problem");
+  validate->add_option(
+      "--results", results_dir,
+      "write each problem's result document (schema kjudge.result/1) into DIR, named after the problem");
   add_eval_flags(validate, vf);
 
   std::string db_path;
@@ -777,7 +807,8 @@ int run(int argc, char** argv) {
   std::string build_device = "cpu";
   int build_jobs = 2;
   auto* build = app.add_subcommand("build", "compile sources with the judge's builder and flags, without running them");
-  build->add_option("FILE", build_files, "candidate, reference or baseline sources (.cpp for cpu, .cu for cuda)")->required();
+  build->add_option("FILE", build_files, "candidate, reference or baseline sources (.cpp for cpu, .cu for cuda)")
+      ->required();
   build->add_option("--device", build_device, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
   build->add_option("-j,--jobs", build_jobs, "compilers at once")->check(CLI::Range(1, 64));
 
@@ -788,7 +819,8 @@ int run(int argc, char** argv) {
   eval_flags df;
   df.budget = 3.0;
   std::string examples_dir;
-  auto* demo = app.add_subcommand("demo", "judge the shipped examples (honest and cheating) and print the verdict table");
+  auto* demo =
+      app.add_subcommand("demo", "judge the shipped examples (honest and cheating) and print the verdict table");
   add_eval_flags(demo, df);
   demo->add_option("--examples", examples_dir, "examples directory (default: the repository's examples/)");
 

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "core/error.hpp"
+#include "core/json_file.hpp"
 #include "loop/journal.hpp"
 #include "loop/loop.hpp"
 #include "loop/loop_report.hpp"

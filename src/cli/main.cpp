@@ -25,8 +25,10 @@ std::vector<char*> private_argv(int argc, char** argv, std::vector<std::string>&
   storage.assign(argv, argv + argc);
   for (int i = 0; i < argc; ++i) {
     char* value = nullptr;
-    if (std::strcmp(argv[i], "--seed") == 0 && i + 1 < argc) value = argv[i + 1];
-    else if (std::strncmp(argv[i], "--seed=", 7) == 0) value = argv[i] + 7;
+    if (std::strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
+      value = argv[i + 1];
+    else if (std::strncmp(argv[i], "--seed=", 7) == 0)
+      value = argv[i] + 7;
     if (value != nullptr) std::memset(value, 'x', std::strlen(value));
   }
   std::vector<char*> out;

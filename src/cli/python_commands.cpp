@@ -8,16 +8,16 @@
 #include <fstream>
 #include <future>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 
-#include <nlohmann/json.hpp>
-
 #include "core/error.hpp"
-#include "problem/integrity.hpp"
 #include "core/hash.hpp"
+#include "core/paths.hpp"
 #include "core/subprocess.hpp"
 #include "judge/python_parties.hpp"
+#include "problem/integrity.hpp"
 
 namespace kjudge::cli {
 
@@ -71,7 +71,9 @@ std::string utc_now() {
   return buf;
 }
 
-json inspect(const python_setup& ps, const json& request, double timeout) { return python_inspect(ps, request, timeout); }
+json inspect(const python_setup& ps, const json& request, double timeout) {
+  return python_inspect(ps, request, timeout);
+}
 
 // What one inspection of a file may take: 80% of the memory available now (MemAvailable), shared
 // by the inspections running at once; 0 where it cannot be read (no check).
@@ -143,7 +145,7 @@ void require_nonempty_tensors(const fs::path& file, const json& res) {
 fs::path write_kernelbench_problem(const fs::path& file, const std::string& rel_name, const json& res,
                                    const fs::path& out_root, int seed) {
   require_nonempty_tensors(file, res);
-  const fs::path dir = out_root / rel_name;
+  fs::path dir = out_root / rel_name;
   fs::create_directories(dir);
   unseal_problem_dir(dir);  // a re-import replaces the read-only files of the last one
   fs::copy_file(file, dir / "model.py", fs::copy_options::overwrite_existing);
@@ -159,10 +161,11 @@ fs::path write_kernelbench_problem(const fs::path& file, const std::string& rel_
     long long n = 1;
     for (const auto& d : t["shape"]) n *= d.get<long long>();
     max_elems = std::max(max_elems, n);
-    if (t["dtype"] == variant) elems_t += n;
+    if (t["dtype"] == variant)
+      elems_t += n;
     else {
-      static const std::map<std::string, int> sz{{"f32", 4}, {"f64", 8}, {"f16", 2}, {"bf16", 2}, {"i32", 4},
-                                                 {"i64", 8}, {"u8", 1}, {"bool", 1}};
+      static const std::map<std::string, int> sz{{"f32", 4}, {"f64", 8}, {"f16", 2}, {"bf16", 2},
+                                                 {"i32", 4}, {"i64", 8}, {"u8", 1},  {"bool", 1}};
       bytes_fixed += n * sz.at(t["dtype"].get<std::string>());
     }
   };
@@ -181,8 +184,11 @@ fs::path write_kernelbench_problem(const fs::path& file, const std::string& rel_
   t << "# Imported by `kjudge import kernelbench` from " << fs::absolute(file).string() << " on " << utc_now() << ".\n"
     << "# Re-import rather than edit. model.py is a copy of that file; kjudge-import.json says how it is run.\n"
     << "name = " << toml_string(name_part(flat)) << "\n"
-    << "description = " << toml_string("KernelBench " + rel_name.substr(rel_name.find('/') + 1) +
-                                       (res.value("doc", "").empty() ? "" : ": " + res["doc"].get<std::string>().substr(0, res["doc"].get<std::string>().find('\n'))))
+    << "description = "
+    << toml_string("KernelBench " + rel_name.substr(rel_name.find('/') + 1) +
+                   (res.value("doc", "").empty()
+                        ? ""
+                        : ": " + res["doc"].get<std::string>().substr(0, res["doc"].get<std::string>().find('\n'))))
     << "\n"
     << "dtypes = [" << toml_string(variant) << "]\n";
   if (res.value("uses_matmul", false))
@@ -213,10 +219,12 @@ fs::path write_kernelbench_problem(const fs::path& file, const std::string& rel_
     }
     t << "]\n";
   }
-  t << "\n[cost]\nbytes = \"" << elems_t << " * elem" << (bytes_fixed ? " + " + std::to_string(bytes_fixed) : "") << "\"\n";
+  t << "\n[cost]\nbytes = \"" << elems_t << " * elem" << (bytes_fixed ? " + " + std::to_string(bytes_fixed) : "")
+    << "\"\n";
   t << "\n[references]\npy = \"model.py\"\n";
   t << "\n[[public]]\ndistribution = " << toml_string(dist) << "\n";
-  for (const char* dev : {"cpu", "cuda"}) t << "\n[[bench." << dev << "]]\ndistribution = " << toml_string(dist) << "\n";
+  for (const char* dev : {"cpu", "cuda"})
+    t << "\n[[bench." << dev << "]]\ndistribution = " << toml_string(dist) << "\n";
   // Hidden cases: fresh seeds and distribution transforms (signed normal instead of uniform,
   // x1e3, x1e-3, offsets, heavy tails); a case whose reference is not finite is redrawn.
   for (const char* dev : {"cpu", "cuda"})
@@ -230,9 +238,12 @@ fs::path write_kernelbench_problem(const fs::path& file, const std::string& rel_
                {"seed", seed},
                {"init_inputs", res["init_inputs"]},
                {"args", res["args"]},
-               {"source", {{"path", fs::absolute(file).string()}, {"sha256", sha256_hex(read_file(file))},
-                           {"imported_at", utc_now()}, {"constants", res["constants"]},
-                           {"parameters", res["parameters"]}}}};
+               {"source",
+                {{"path", fs::absolute(file).string()},
+                 {"sha256", sha256_hex(read_file(file))},
+                 {"imported_at", utc_now()},
+                 {"constants", res["constants"]},
+                 {"parameters", res["parameters"]}}}};
   // --shape-scale at import: the scaled constants are the problem's (set in every party's module).
   if (res.contains("scaled_constants") && !res["scaled_constants"].empty()) {
     json consts = json::object();
@@ -279,7 +290,9 @@ int cmd_import_kernelbench(const import_flags& f) {
   std::vector<std::future<json>> answers(files.size());
   auto launch = [&](std::size_t i) {
     answers[i] = std::async(std::launch::async, [&ps, &f, jobs, file = files[i]] {
-      json req{{"kind", "kernelbench"}, {"file", fs::absolute(file).string()}, {"seed", f.seed},
+      json req{{"kind", "kernelbench"},
+               {"file", fs::absolute(file).string()},
+               {"seed", f.seed},
                {"memory_limit", inspection_memory_limit(jobs)}};
       if (f.shape_scale > 0) req["shape_scale"] = f.shape_scale;
       return inspect(ps, req, f.timeout);
@@ -306,11 +319,15 @@ int cmd_import_kernelbench(const import_flags& f) {
     }
     ++ok;
     std::string shapes;
-    for (const auto& t : answer["result"]["inputs"]) shapes += (shapes.empty() ? "" : ", ") + t["name"].get<std::string>() + shape_toml(t["shape"]);
+    for (const auto& t : answer["result"]["inputs"])
+      shapes += (shapes.empty() ? "" : ", ") + t["name"].get<std::string>() + shape_toml(t["shape"]);
     std::printf("imported %-40s %s  (%s)\n", rel.c_str(), dir.string().c_str(), shapes.c_str());
   }
   std::printf("%zu file(s): %d imported, %d failed%s\n", files.size(), ok, failed,
-              ok ? ("; judge with: kjudge eval " + prefix + "/<name> MODELNEW.py" + (f.out.empty() ? "" : " (or the directory)")).c_str() : "");
+              ok ? ("; judge with: kjudge eval " + prefix + "/<name> MODELNEW.py" +
+                    (f.out.empty() ? "" : " (or the directory)"))
+                       .c_str()
+                 : "");
   return failed == 0 ? 0 : 2;
 }
 
@@ -336,7 +353,8 @@ int cmd_import_gpumode(const import_flags& f) {
   if (!ps.unavailable.empty()) throw usage_error("kjudge import needs Python: " + ps.unavailable);
   const fs::path in = fs::absolute(f.path).lexically_normal();
   std::error_code ec;
-  if (!fs::is_directory(in, ec)) throw usage_error(f.path + ": expected a GPU MODE problem directory (task.yml, reference.py)");
+  if (!fs::is_directory(in, ec))
+    throw usage_error(f.path + ": expected a GPU MODE problem directory (task.yml, reference.py)");
   const json answer = inspect(ps, json{{"kind", "gpumode"}, {"dir", in.string()}}, f.timeout);
   if (!answer.value("ok", false)) {
     std::fprintf(stderr, "kjudge import: %s: %s\n", f.path.c_str(), answer.value("error", "?").c_str());
@@ -369,7 +387,13 @@ int cmd_import_gpumode(const import_flags& f) {
     << "# holds the tests' and benchmarks' arguments), correctness decided by check_implementation.\n"
     << "# C++ candidates: inputs drawn by kjudge as below, the elementwise oracle against ref_kernel.\n"
     << "name = " << toml_string(name_part(flat)) << "\n"
-    << "description = " << toml_string("GPU MODE " + base + (res.value("description", "").empty() ? "" : ": " + res["description"].get<std::string>().substr(0, res["description"].get<std::string>().find('\n')))) << "\n"
+    << "description = "
+    << toml_string("GPU MODE " + base +
+                   (res.value("description", "").empty()
+                        ? ""
+                        : ": " + res["description"].get<std::string>().substr(
+                                     0, res["description"].get<std::string>().find('\n'))))
+    << "\n"
     << "dtypes = [" << toml_string(variant) << "]\n\n[signature]\n";
   t << "symbols = [";
   for (std::size_t i = 0; i < res["symbols"].size(); ++i) t << (i ? ", " : "") << toml_string(res["symbols"][i]);
@@ -387,10 +411,12 @@ int cmd_import_gpumode(const import_flags& f) {
     t << " },\n";
   }
   t << "]\n\n[references]\npy = \"reference.py\"\n";
-  for (const auto& c : res["tests"]) t << "\n[[public]]\nsymbols = " << symbols_toml(c) << "\ndistribution = \"normal\"\n";
+  for (const auto& c : res["tests"])
+    t << "\n[[public]]\nsymbols = " << symbols_toml(c) << "\ndistribution = \"normal\"\n";
   // Timed: the benchmarks on cuda; on cpu the largest test (GPU benchmark sizes take seconds there).
   const json& benches = res["benchmarks"].empty() ? res["tests"] : res["benchmarks"];
-  for (const auto& c : benches) t << "\n[[bench.cuda]]\nsymbols = " << symbols_toml(c) << "\ndistribution = \"normal\"\n";
+  for (const auto& c : benches)
+    t << "\n[[bench.cuda]]\nsymbols = " << symbols_toml(c) << "\ndistribution = \"normal\"\n";
   t << "\n[[bench.cpu]]\nsymbols = " << symbols_toml(res["tests"].back()) << "\ndistribution = \"normal\"\n";
   // Hidden: fresh seeds and shapes within the tests' (cpu) or all cases' (cuda) ranges.
   for (const char* dev : {"cpu", "cuda"}) {
@@ -422,18 +448,23 @@ int cmd_import_gpumode(const import_flags& f) {
                {"structure", res["structure"]},
                // The problem's own rule (docs/python.md): every argument of every test and benchmark.
                {"generate_input", {{"tests", res["test_args"]}, {"benchmarks", res["benchmark_args"]}}},
-               {"source", {{"path", in.string()}, {"imported_at", utc_now()},
-                           {"ignored_arguments", res["ignored_arguments"]},
-                           {"checked_tests", res["checked_tests"]}}}};
+               {"source",
+                {{"path", in.string()},
+                 {"imported_at", utc_now()},
+                 {"ignored_arguments", res["ignored_arguments"]},
+                 {"checked_tests", res["checked_tests"]}}}};
   std::ofstream(dir / "kjudge-import.json") << sidecar.dump(2) << "\n";
   seal_problem_dir(dir);
-  std::printf("imported %s  %s  (symbols %s; %zu tests, %zu benchmarks; check_implementation accepted ref_kernel on %d tests)\n",
-              rel.c_str(), dir.string().c_str(), res["symbols"].dump().c_str(), res["tests"].size(),
-              res["benchmarks"].size(), res.value("checked_tests", 0));
+  std::printf(
+      "imported %s  %s  (symbols %s; %zu tests, %zu benchmarks; check_implementation accepted ref_kernel on %d "
+      "tests)\n",
+      rel.c_str(), dir.string().c_str(), res["symbols"].dump().c_str(), res["tests"].size(), res["benchmarks"].size(),
+      res.value("checked_tests", 0));
   if (!res["ignored_arguments"].empty())
-    std::printf("note: test arguments %s do not set a shape: passed to generate_input for Python candidates, "
-                "unused for C++ candidates (kjudge's own distributions)\n",
-                res["ignored_arguments"].dump().c_str());
+    std::printf(
+        "note: test arguments %s do not set a shape: passed to generate_input for Python candidates, "
+        "unused for C++ candidates (kjudge's own distributions)\n",
+        res["ignored_arguments"].dump().c_str());
   return 0;
 }
 
@@ -470,28 +501,37 @@ int cmd_import_seal(const import_flags& f) {
 }
 
 void add_python_commands(CLI::App& app) {
-  g_import = app.add_subcommand("import", "turn problems of other benchmarks into kjudge problems (KernelBench, GPU MODE)");
+  g_import =
+      app.add_subcommand("import", "turn problems of other benchmarks into kjudge problems (KernelBench, GPU MODE)");
   g_import->require_subcommand(1);
-  g_kernelbench = g_import->add_subcommand("kernelbench", "import KernelBench problem files (Model, get_inputs, get_init_inputs)");
-  g_kernelbench->add_option("PATH", g_flags.path, "a KernelBench problem file, or a directory of them (a level)")->required();
-  g_kernelbench->add_option("--out", g_flags.out, "root for the generated problem directories (default: the store's data directory)");
-  g_kernelbench->add_option("--prefix", g_flags.prefix, "problem name prefix (default kb/<directory name>, e.g. kb/level1)");
-  g_kernelbench->add_option("--seed", g_flags.seed, "seed of the weights' initialisation (the same for reference and candidates)");
+  g_kernelbench =
+      g_import->add_subcommand("kernelbench", "import KernelBench problem files (Model, get_inputs, get_init_inputs)");
+  g_kernelbench->add_option("PATH", g_flags.path, "a KernelBench problem file, or a directory of them (a level)")
+      ->required();
+  g_kernelbench->add_option("--out", g_flags.out,
+                            "root for the generated problem directories (default: the store's data directory)");
+  g_kernelbench->add_option("--prefix", g_flags.prefix,
+                            "problem name prefix (default kb/<directory name>, e.g. kb/level1)");
+  g_kernelbench->add_option("--seed", g_flags.seed,
+                            "seed of the weights' initialisation (the same for reference and candidates)");
   g_kernelbench->add_option("--timeout", g_flags.timeout, "seconds allowed to inspect one file");
-  g_kernelbench->add_option("--shape-scale", g_flags.shape_scale,
-                            "scale the file's input-sizing constants by F before running it (for files whose full "
-                            "size does not fit this machine; the problem is then the scaled one)")
+  g_kernelbench
+      ->add_option("--shape-scale", g_flags.shape_scale,
+                   "scale the file's input-sizing constants by F before running it (for files whose full "
+                   "size does not fit this machine; the problem is then the scaled one)")
       ->check(CLI::PositiveNumber);
   g_kernelbench->add_option("-j,--jobs", g_flags.jobs, "files inspected at once (each in its own process)")
       ->check(CLI::Range(1, 64));
   g_gpumode = g_import->add_subcommand("gpumode", "import a GPU MODE problem directory (task.yml, reference.py)");
   g_gpumode->add_option("DIR", g_flags.path, "the problem directory")->required();
-  g_gpumode->add_option("--out", g_flags.out, "root for the generated problem directory (default: the store's data directory)");
+  g_gpumode->add_option("--out", g_flags.out,
+                        "root for the generated problem directory (default: the store's data directory)");
   g_gpumode->add_option("--prefix", g_flags.prefix, "problem name prefix (default gpumode)");
   g_gpumode->add_option("--timeout", g_flags.timeout, "seconds allowed to inspect the problem");
   g_seal = g_import->add_subcommand(
-      "seal", "record a problem directory's files as its content, after a deliberate edit (imported problems are "
-              "verified against it at every use)");
+      "seal",
+      "record a problem directory's files as its content, after a deliberate edit (imported problems are "
+      "verified against it at every use)");
   g_seal->add_option("DIR", g_flags.path, "the problem directory")->required();
 }
 

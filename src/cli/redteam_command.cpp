@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "guards/redteam.hpp"
+#include "redteam/redteam.hpp"
 
 namespace kjudge::cli {
 
@@ -43,13 +43,14 @@ int cmd_redteam(const redteam_flags& f) {
   o.jobs = f.jobs;
   if (f.budget <= 0) throw usage_error("--budget: expected a positive number of seconds");
   if (f.jobs < 1) throw usage_error("--jobs: expected at least 1");
-  std::printf("kjudge redteam on %s: each candidate in a controller process of its own (%d at once)\n", f.device.c_str(), f.jobs);
+  std::printf("kjudge redteam on %s: each candidate in a controller process of its own (%d at once)\n",
+              f.device.c_str(), f.jobs);
   std::fflush(stdout);
   int done = 0;
   const redteam_report rep = run_redteam(o, [&](const redteam_row& r) {
     ++done;
-    std::printf("[%3d] %-7s %-52s %s%s  (%.1f s)\n", done, r.entry.kind.c_str(), r.entry.name.c_str(),
-                r.status.c_str(), r.rule.empty() ? "" : (" (" + r.rule + ")").c_str(), r.seconds);
+    std::printf("[%3d] %-7s %-52s %s%s  (%.1f s)\n", done, r.entry.kind.c_str(), r.entry.name.c_str(), r.status.c_str(),
+                r.rule.empty() ? "" : (" (" + r.rule + ")").c_str(), r.seconds);
     std::fflush(stdout);
   });
   std::printf("\n");
@@ -65,13 +66,16 @@ int cmd_redteam(const redteam_flags& f) {
 }  // namespace
 
 void add_redteam_command(CLI::App& app) {
-  g_redteam = app.add_subcommand("redteam", "run the red-team and honest corpora: attacks caught, honest candidates passed");
+  g_redteam =
+      app.add_subcommand("redteam", "run the red-team and honest corpora: attacks caught, honest candidates passed");
   g_redteam->add_option("--device", g_flags.device, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
-  g_redteam->add_option("--tests", g_flags.tests_dir, "directory holding redteam/ and honest/ (default: the repository's tests/)");
+  g_redteam->add_option("--tests", g_flags.tests_dir,
+                        "directory holding redteam/ and honest/ (default: the repository's tests/)");
   g_redteam->add_option("--only", g_flags.only, "run only entries whose file name contains one of these");
   g_redteam->add_flag("--attacks-only", g_flags.attacks_only, "only the red-team corpus");
   g_redteam->add_flag("--honest-only", g_flags.honest_only, "only the honest corpus");
-  g_redteam->add_flag("--honest-timing", g_flags.honest_timing, "judge every honest candidate with the timing phase too");
+  g_redteam->add_flag("--honest-timing", g_flags.honest_timing,
+                      "judge every honest candidate with the timing phase too");
   g_redteam->add_option("--hidden", g_flags.hidden, "hidden cases per evaluation");
   g_redteam->add_option("--budget", g_flags.budget, "timing budget per evaluation that needs timing, seconds");
   g_redteam->add_option("--jobs,-j", g_flags.jobs, "evaluations at once");

@@ -6,14 +6,22 @@ namespace kjudge {
 
 std::string_view dtype_name(dtype t) {
   switch (t) {
-    case dtype::f32: return "f32";
-    case dtype::f64: return "f64";
-    case dtype::f16: return "f16";
-    case dtype::bf16: return "bf16";
-    case dtype::i32: return "i32";
-    case dtype::i64: return "i64";
-    case dtype::u8: return "u8";
-    case dtype::boolean: return "bool";
+    case dtype::f32:
+      return "f32";
+    case dtype::f64:
+      return "f64";
+    case dtype::f16:
+      return "f16";
+    case dtype::bf16:
+      return "bf16";
+    case dtype::i32:
+      return "i32";
+    case dtype::i64:
+      return "i64";
+    case dtype::u8:
+      return "u8";
+    case dtype::boolean:
+      return "bool";
   }
   return "?";
 }
@@ -32,10 +40,18 @@ std::optional<dtype> parse_dtype(std::string_view n) {
 
 std::size_t dtype_size(dtype t) {
   switch (t) {
-    case dtype::f64: case dtype::i64: return 8;
-    case dtype::f32: case dtype::i32: return 4;
-    case dtype::f16: case dtype::bf16: return 2;
-    case dtype::u8: case dtype::boolean: return 1;
+    case dtype::f64:
+    case dtype::i64:
+      return 8;
+    case dtype::f32:
+    case dtype::i32:
+      return 4;
+    case dtype::f16:
+    case dtype::bf16:
+      return 2;
+    case dtype::u8:
+    case dtype::boolean:
+      return 1;
   }
   return 0;
 }
@@ -46,11 +62,16 @@ bool is_float(dtype t) {
 
 double dtype_epsilon(dtype t) {
   switch (t) {
-    case dtype::f64: return 0x1p-53;
-    case dtype::f32: return 0x1p-24;
-    case dtype::f16: return 0x1p-11;
-    case dtype::bf16: return 0x1p-8;
-    default: return 0.0;
+    case dtype::f64:
+      return 0x1p-53;
+    case dtype::f32:
+      return 0x1p-24;
+    case dtype::f16:
+      return 0x1p-11;
+    case dtype::bf16:
+      return 0x1p-8;
+    default:
+      return 0.0;
   }
 }
 
@@ -70,9 +91,9 @@ std::uint16_t float_to_f16(float f) {
   const std::uint32_t abs = x & 0x7fffffffu;
   if (abs > 0x7f800000u) return static_cast<std::uint16_t>(sign | 0x7e00u);
   if (abs >= 0x47800000u) return static_cast<std::uint16_t>(sign | 0x7c00u);  // >= 65536 -> inf
-  if (abs < 0x38800000u) {  // below the smallest normal half: subnormal or zero
-    const float a = std::fabs(f) * 0x1p24f;       // in units of the smallest subnormal
-    const float r = std::nearbyint(a);            // current rounding mode: nearest-even
+  if (abs < 0x38800000u) {                   // below the smallest normal half: subnormal or zero
+    const float a = std::fabs(f) * 0x1p24f;  // in units of the smallest subnormal
+    const float r = std::nearbyint(a);       // current rounding mode: nearest-even
     return static_cast<std::uint16_t>(sign | static_cast<std::uint32_t>(r));
   }
   const std::uint32_t mant_round = abs + 0xfffu + ((abs >> 13) & 1u);
@@ -90,38 +111,62 @@ float f16_to_float(std::uint16_t h) {
     return sign ? -out : out;
   }
   std::uint32_t u;
-  if (exp == 31) u = sign | 0x7f800000u | (mant << 13);
-  else u = sign | ((exp + 112u) << 23) | (mant << 13);
+  if (exp == 31)
+    u = sign | 0x7f800000u | (mant << 13);
+  else
+    u = sign | ((exp + 112u) << 23) | (mant << 13);
   std::memcpy(&out, &u, 4);
   return out;
 }
 
 double load_as_double(const void* data, dtype t, std::size_t i) {
   switch (t) {
-    case dtype::f32: return static_cast<const float*>(data)[i];
-    case dtype::f64: return static_cast<const double*>(data)[i];
-    case dtype::f16: return f16_to_float(static_cast<const std::uint16_t*>(data)[i]);
-    case dtype::bf16: return bf16_to_float(static_cast<const std::uint16_t*>(data)[i]);
-    case dtype::i32: return static_cast<const std::int32_t*>(data)[i];
-    case dtype::i64: return static_cast<double>(static_cast<const std::int64_t*>(data)[i]);
-    case dtype::u8: return static_cast<const std::uint8_t*>(data)[i];
-    case dtype::boolean: return static_cast<const std::uint8_t*>(data)[i] ? 1.0 : 0.0;
+    case dtype::f32:
+      return static_cast<const float*>(data)[i];
+    case dtype::f64:
+      return static_cast<const double*>(data)[i];
+    case dtype::f16:
+      return f16_to_float(static_cast<const std::uint16_t*>(data)[i]);
+    case dtype::bf16:
+      return bf16_to_float(static_cast<const std::uint16_t*>(data)[i]);
+    case dtype::i32:
+      return static_cast<const std::int32_t*>(data)[i];
+    case dtype::i64:
+      return static_cast<double>(static_cast<const std::int64_t*>(data)[i]);
+    case dtype::u8:
+      return static_cast<const std::uint8_t*>(data)[i];
+    case dtype::boolean:
+      return static_cast<const std::uint8_t*>(data)[i] ? 1.0 : 0.0;
   }
   return 0.0;
 }
 
 void store_from_double(void* data, dtype t, std::size_t i, double v) {
   switch (t) {
-    case dtype::f32: static_cast<float*>(data)[i] = static_cast<float>(v); break;
-    case dtype::f64: static_cast<double*>(data)[i] = v; break;
+    case dtype::f32:
+      static_cast<float*>(data)[i] = static_cast<float>(v);
+      break;
+    case dtype::f64:
+      static_cast<double*>(data)[i] = v;
+      break;
     case dtype::f16:
-      static_cast<std::uint16_t*>(data)[i] = float_to_f16(static_cast<float>(v)); break;
+      static_cast<std::uint16_t*>(data)[i] = float_to_f16(static_cast<float>(v));
+      break;
     case dtype::bf16:
-      static_cast<std::uint16_t*>(data)[i] = float_to_bf16(static_cast<float>(v)); break;
-    case dtype::i32: static_cast<std::int32_t*>(data)[i] = static_cast<std::int32_t>(v); break;
-    case dtype::i64: static_cast<std::int64_t*>(data)[i] = static_cast<std::int64_t>(v); break;
-    case dtype::u8: static_cast<std::uint8_t*>(data)[i] = static_cast<std::uint8_t>(v); break;
-    case dtype::boolean: static_cast<std::uint8_t*>(data)[i] = v != 0.0; break;
+      static_cast<std::uint16_t*>(data)[i] = float_to_bf16(static_cast<float>(v));
+      break;
+    case dtype::i32:
+      static_cast<std::int32_t*>(data)[i] = static_cast<std::int32_t>(v);
+      break;
+    case dtype::i64:
+      static_cast<std::int64_t*>(data)[i] = static_cast<std::int64_t>(v);
+      break;
+    case dtype::u8:
+      static_cast<std::uint8_t*>(data)[i] = static_cast<std::uint8_t>(v);
+      break;
+    case dtype::boolean:
+      static_cast<std::uint8_t*>(data)[i] = v != 0.0;
+      break;
   }
 }
 

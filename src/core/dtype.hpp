@@ -12,8 +12,16 @@
 
 namespace kjudge {
 
-enum class dtype : int { f32 = KJ_F32, f64 = KJ_F64, f16 = KJ_F16, bf16 = KJ_BF16,
-                         i32 = KJ_I32, i64 = KJ_I64, u8 = KJ_U8, boolean = KJ_BOOL };
+enum class dtype : int {
+  f32 = KJ_F32,
+  f64 = KJ_F64,
+  f16 = KJ_F16,
+  bf16 = KJ_BF16,
+  i32 = KJ_I32,
+  i64 = KJ_I64,
+  u8 = KJ_U8,
+  boolean = KJ_BOOL
+};
 
 std::string_view dtype_name(dtype t);                     // "f32", "bf16", ...
 std::optional<dtype> parse_dtype(std::string_view name);  // accepts the names above
@@ -25,7 +33,9 @@ double dtype_epsilon(dtype t);
 // Round-to-nearest-even conversions; NaN stays NaN (quiet).
 std::uint16_t float_to_bf16(float f);
 // Exact (bf16 is the upper half of an f32); inline because the oracle's loops call it per element.
-inline float bf16_to_float(std::uint16_t b) { return std::bit_cast<float>(static_cast<std::uint32_t>(b) << 16); }
+inline float bf16_to_float(std::uint16_t b) {
+  return std::bit_cast<float>(static_cast<std::uint32_t>(b) << 16);
+}
 std::uint16_t float_to_f16(float f);
 float f16_to_float(std::uint16_t h);
 

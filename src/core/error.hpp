@@ -1,5 +1,5 @@
 // Exceptions for faults of the judge's user or environment. A candidate's failure is never an
-// exception: it is a verdict (judge/verdict.hpp).
+// exception: it is a verdict (guards/verdict.hpp).
 #pragma once
 
 #include <stdexcept>

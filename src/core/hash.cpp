@@ -18,7 +18,7 @@ std::string sha256_hex(std::string_view data) {
     throw internal_error("EVP_Digest(sha256) failed");
   static const char* hex = "0123456789abcdef";
   std::string s;
-  s.reserve(2 * len);
+  s.reserve(2 * static_cast<std::size_t>(len));
   for (unsigned i = 0; i < len; ++i) {
     s += hex[md[i] >> 4];
     s += hex[md[i] & 15];

@@ -30,7 +30,7 @@ std::vector<std::int64_t> tensor_desc::contiguous_strides() const {
 std::size_t tensor_desc::row_length() const {
   // Trailing dimensions of extent 1 hold no row: [batch, 1] is one row of `batch` elements (a
   // per-row sum, KernelBench level 2 #14), not `batch` rows of one element each, which left the
-  // envelope one draw per element (session 13: honest TF32 failed there).
+  // envelope one draw per element (2026-12-04, H200: honest TF32 failed there).
   for (std::size_t d = shape.size(); d-- > 0;)
     if (shape[d] != 1) return static_cast<std::size_t>(shape[d] > 0 ? shape[d] : 1);
   return 1;
@@ -79,6 +79,8 @@ kj_tensor make_kj_tensor(const tensor_desc& d, void* data) {
   return t;
 }
 
-kj_tensor host_tensor::view() { return make_kj_tensor(m_desc, data()); }
+kj_tensor host_tensor::view() {
+  return make_kj_tensor(m_desc, data());
+}
 
 }  // namespace kjudge

@@ -68,13 +68,15 @@ void throw_cu(CUresult e, const char* call, const char* file, int line) {
 }
 
 void throw_cublas(cublasStatus_t e, const char* call, const char* file, int line) {
-  throw internal_error(where(call, file, line) + " failed: " + cublasGetStatusName(e) + ": " + cublasGetStatusString(e));
+  throw internal_error(where(call, file, line) + " failed: " + cublasGetStatusName(e) + ": " +
+                       cublasGetStatusString(e));
 }
 
 void throw_cupti(CUptiResult e, const char* call, const char* file, int line) {
   const char* s = nullptr;
   cuptiGetResultString(e, &s);
-  throw internal_error(where(call, file, line) + " failed: " + (s ? s : "CUptiResult " + std::to_string(static_cast<int>(e))));
+  throw internal_error(where(call, file, line) +
+                       " failed: " + (s ? s : "CUptiResult " + std::to_string(static_cast<int>(e))));
 }
 
 }  // namespace detail
@@ -98,17 +100,23 @@ mapped_host_buffer::~mapped_host_buffer() {
   if (m_host != nullptr) cudaFreeHost(m_host);
 }
 
-stream::stream() { KJ_CUDA_CHECK(cudaStreamCreateWithFlags(&m_stream, cudaStreamDefault)); }
+stream::stream() {
+  KJ_CUDA_CHECK(cudaStreamCreateWithFlags(&m_stream, cudaStreamDefault));
+}
 stream::~stream() {
   if (m_stream != nullptr) cudaStreamDestroy(m_stream);
 }
 
-event::event() { KJ_CUDA_CHECK(cudaEventCreateWithFlags(&m_event, cudaEventDefault)); }
+event::event() {
+  KJ_CUDA_CHECK(cudaEventCreateWithFlags(&m_event, cudaEventDefault));
+}
 event::~event() {
   if (m_event != nullptr) cudaEventDestroy(m_event);
 }
 
-cublas_handle::cublas_handle() { KJ_CUDA_CHECK(cublasCreate(&m_handle)); }
+cublas_handle::cublas_handle() {
+  KJ_CUDA_CHECK(cublasCreate(&m_handle));
+}
 cublas_handle::~cublas_handle() {
   if (m_handle != nullptr) cublasDestroy(m_handle);
 }

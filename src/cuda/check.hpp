@@ -91,7 +91,8 @@ class mapped_host_buffer {
   mapped_host_buffer(const mapped_host_buffer&) = delete;
   mapped_host_buffer& operator=(const mapped_host_buffer&) = delete;
   mapped_host_buffer(mapped_host_buffer&& o) noexcept
-      : m_host(std::exchange(o.m_host, nullptr)), m_device(std::exchange(o.m_device, nullptr)),
+      : m_host(std::exchange(o.m_host, nullptr)),
+        m_device(std::exchange(o.m_device, nullptr)),
         m_bytes(std::exchange(o.m_bytes, 0)) {}
   mapped_host_buffer& operator=(mapped_host_buffer&&) = delete;
   ~mapped_host_buffer();

@@ -29,9 +29,9 @@
 #include "cuda/detail/kernels.hpp"
 #include "cuda/doctor.hpp"
 #include "cuda/nvml.hpp"
-#include "worker/detail/host_pages.hpp"
-#include "oracle/oracle.hpp"
-#include "planner/distributions.hpp"
+#include "inputs/distributions.hpp"
+#include "inputs/poison.hpp"
+#include "worker/host_pages.hpp"
 
 namespace kjudge::cuda {
 
@@ -61,10 +61,10 @@ std::string version_string(int v) {  // 13000 -> "13.0"
 
 bool parse_distribution(std::string_view name, detail::gen_dist& out) {
   static constexpr std::pair<std::string_view, detail::gen_dist> table[] = {
-      {"uniform", detail::gen_dist::uniform}, {"normal", detail::gen_dist::normal},
+      {"uniform", detail::gen_dist::uniform},   {"normal", detail::gen_dist::normal},
       {"negative", detail::gen_dist::negative}, {"wide", detail::gen_dist::wide},
-      {"offset", detail::gen_dist::offset}, {"heavy", detail::gen_dist::heavy},
-      {"small", detail::gen_dist::small}, {"large", detail::gen_dist::large}};
+      {"offset", detail::gen_dist::offset},     {"heavy", detail::gen_dist::heavy},
+      {"small", detail::gen_dist::small},       {"large", detail::gen_dist::large}};
   for (const auto& [n, id] : table)
     if (n == name) {
       out = id;
@@ -82,7 +82,8 @@ struct context_init {
     int count = 0;
     const cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count == 0)
-      throw internal_error("the cuda backend found no usable GPU: " + (e != cudaSuccess ? describe(e) : std::string("0 devices")));
+      throw internal_error("the cuda backend found no usable GPU: " +
+                           (e != cudaSuccess ? describe(e) : std::string("0 devices")));
     KJ_CUDA_CHECK(cudaGetDevice(&device));
     const cudaError_t f = cudaSetDeviceFlags(cudaDeviceScheduleSpin | cudaDeviceMapHost);
     if (f != cudaSuccess && f != cudaErrorSetOnActiveProcess) KJ_CUDA_CHECK(f);
@@ -145,7 +146,7 @@ class cuda_backend final : public backend {
   mapped_host_buffer m_probe_a, m_probe_b;  // clock_sample[max_sm_slots]
   device_buffer m_flush;
   std::unique_ptr<nvml> m_nvml;
-  std::map<void*, std::size_t> m_live;      // allocation -> bytes allocated (guards included)
+  std::map<void*, std::size_t> m_live;  // allocation -> bytes allocated (guards included)
   allocation_shift m_shift;
   std::size_t m_live_bytes = 0;
   unsigned int m_tag = 0;
@@ -165,7 +166,8 @@ class cuda_backend final : public backend {
   std::string m_pin_status = "not requested";
   // KJUDGE_CUPTI_DETACH=each (an experiment, off by default): CUPTI is detached after every
   // traced call, not only before timed calls, so that no process loads modules while it is
-  // attached (docs/design.md, session 6: the A/A asymmetry that remained on KernelBench #61).
+  // attached (docs/notebook/2026-12-03-cupti-detach-and-remembered-envelope.md: the A/A asymmetry that remained on
+  // KernelBench #61).
   const bool m_detach_each = [] {
     const char* v = std::getenv("KJUDGE_CUPTI_DETACH");
     return v != nullptr && std::string_view(v) == "each";
@@ -200,7 +202,7 @@ cuda_backend::~cuda_backend() {
 
 void cuda_backend::pin_host_memory(void* p, std::size_t bytes) {
   if (p == nullptr || bytes == 0) return;
-  // The pages faulted on the host's threads first (worker/detail/host_pages.hpp): the driver
+  // The pages faulted on the host's threads first (worker/host_pages.hpp): the driver
   // faults them one by one.
   const unsigned threads = std::min(16u, std::max(1u, std::thread::hardware_concurrency()));
   const auto t_populate = clock_type::now();
@@ -270,25 +272,29 @@ json cuda_backend::environment() {
            {"pci_bus_id", m_pci},
            {"cuda_driver_api", version_string(driver)},
            {"cuda_runtime", version_string(runtime)},
-           {"cublas", std::to_string(cublas_major) + "." + std::to_string(cublas_minor) + "." + std::to_string(cublas_patch)},
+           {"cublas",
+            std::to_string(cublas_major) + "." + std::to_string(cublas_minor) + "." + std::to_string(cublas_patch)},
            {"cupti_api", cupti},
            {"nvml", m_nvml->facts()},
            {"state_before", m_nvml->state()},
            {"clock", "cuda events"},
            {"timer",
-            {{"method", "cudaEventElapsedTime between events queued behind a blocking kernel that spins on a "
-                        "host-mapped flag until kj_run returned and the stop event is queued"},
+            {{"method",
+              "cudaEventElapsedTime between events queued behind a blocking kernel that spins on a "
+              "host-mapped flag until kj_run returned and the stop event is queued"},
              {"hold_timeout_ns", hold_timeout_ns},
-             {"sm_clock", "clock64 / %globaltimer between probe kernels before the start and after the stop event, "
-                          "median over the SMs both probes visited"},
+             {"sm_clock",
+              "clock64 / %globaltimer between probe kernels before the start and after the stop event, "
+              "median over the SMs both probes visited"},
              {"host_seconds", "steady_clock from the call into kj_run to the stop event's completion"}}},
-           {"cold_flush", "cudaMemsetAsync of " + std::to_string(m_flush.bytes()) + " bytes (>= 2 x L2), then stream "
-                          "synchronised; not timed"},
+           {"cold_flush", "cudaMemsetAsync of " + std::to_string(m_flush.bytes()) +
+                              " bytes (>= 2 x L2), then stream "
+                              "synchronised; not timed"},
            {"arena_pinned", m_pin_status},
            {"trace", activity_trace::instance().available() || activity_trace::instance().detached()
-                        ? json(m_detach_each ? "CUPTI activity (checked calls only; detached after every traced call)"
-                                             : "CUPTI activity (checked calls only; detached before timed calls)")
-                                                            : json("unavailable: " + activity_trace::instance().why_unavailable())}};
+                         ? json(m_detach_each ? "CUPTI activity (checked calls only; detached after every traced call)"
+                                              : "CUPTI activity (checked calls only; detached before timed calls)")
+                         : json("unavailable: " + activity_trace::instance().why_unavailable())}};
   return env;
 }
 
@@ -367,14 +373,16 @@ bool cuda_backend::snapshot(std::size_t index, const guarded_buffer& b) {
 }
 
 byte_changes cuda_backend::compare_with_snapshot(std::size_t index, const guarded_buffer& b, std::size_t bytes) {
-  if (index >= m_snapshots.size()) throw std::logic_error("compare_with_snapshot: no snapshot " + std::to_string(index));
+  if (index >= m_snapshots.size())
+    throw std::logic_error("compare_with_snapshot: no snapshot " + std::to_string(index));
   const std::size_t n = std::min({bytes, b.bytes, m_snapshot_bytes[index]});
   byte_changes r;
   if (n == 0) return r;
   const cudaStream_t s = m_stream.get();
   const unsigned long long init[2] = {0ull, ~0ull};
   KJ_CUDA_CHECK(cudaMemcpyAsync(m_compare_counts.get(), init, sizeof init, cudaMemcpyHostToDevice, s));
-  KJ_CUDA_CHECK(detail::launch_count_changed(m_snapshots[index].get(), b.data, n, m_compare_counts.as<unsigned long long>(), s));
+  KJ_CUDA_CHECK(
+      detail::launch_count_changed(m_snapshots[index].get(), b.data, n, m_compare_counts.as<unsigned long long>(), s));
   unsigned long long out[2] = {0, 0};
   KJ_CUDA_CHECK(cudaMemcpyAsync(out, m_compare_counts.get(), sizeof out, cudaMemcpyDeviceToHost, s));
   KJ_CUDA_CHECK(cudaStreamSynchronize(s));
@@ -404,14 +412,26 @@ void cuda_backend::poison(guarded_buffer& b, dtype t, std::size_t numel) {
   int width = 4;
   std::uint64_t pattern = poison_f32_bits;
   switch (t) {
-    case dtype::f32: width = 4, pattern = poison_f32_bits; break;
-    case dtype::f64: width = 8, pattern = poison_f64_bits; break;
+    case dtype::f32:
+      width = 4, pattern = poison_f32_bits;
+      break;
+    case dtype::f64:
+      width = 8, pattern = poison_f64_bits;
+      break;
     case dtype::f16:
-    case dtype::bf16: width = 2, pattern = poison_16_bits; break;
-    case dtype::i32: width = 1, pattern = poison_int_byte, numel *= 4; break;
-    case dtype::i64: width = 1, pattern = poison_int_byte, numel *= 8; break;
+    case dtype::bf16:
+      width = 2, pattern = poison_16_bits;
+      break;
+    case dtype::i32:
+      width = 1, pattern = poison_int_byte, numel *= 4;
+      break;
+    case dtype::i64:
+      width = 1, pattern = poison_int_byte, numel *= 8;
+      break;
     case dtype::u8:
-    case dtype::boolean: width = 1, pattern = poison_int_byte; break;
+    case dtype::boolean:
+      width = 1, pattern = poison_int_byte;
+      break;
   }
   KJ_CUDA_CHECK(detail::launch_fill_pattern(b.data, numel, width, pattern, m_stream.get()));
 }
@@ -496,7 +516,8 @@ timed_call cuda_backend::time(const std::function<int()>& call) {
   flag[0] = 0;
   flag[1] = 0;
   const bool hold = m_blocking;
-  if (hold) KJ_CUDA_CHECK(detail::launch_hold_stream(m_hold.device<int>(), m_hold.device<int>() + 1, hold_timeout_ns, s));
+  if (hold)
+    KJ_CUDA_CHECK(detail::launch_hold_stream(m_hold.device<int>(), m_hold.device<int>() + 1, hold_timeout_ns, s));
   KJ_CUDA_CHECK(detail::launch_clock_probe(m_probe_a.device<clock_sample>(), tag, m_prop.multiProcessorCount, s));
   KJ_CUDA_CHECK(cudaEventRecord(m_start.get(), s));
   const auto h0 = clock_type::now();
@@ -524,16 +545,18 @@ timed_call cuda_backend::time(const std::function<int()>& call) {
   }
   extra["hold"] = hold_state;
   if (hold_state == "timed out")
-    extra["hold_note"] = "the stream was released after " + std::to_string(hold_timeout_ns / 1000000) +
-                         " ms before kj_run returned (it synchronised, or queued more than the launch queue holds): this "
-                         "sample includes host time between launches" +
-                         std::string(m_blocking ? "" : "; later samples are timed without the hold kernel");
+    extra["hold_note"] =
+        "the stream was released after " + std::to_string(hold_timeout_ns / 1000000) +
+        " ms before kj_run returned (it synchronised, or queued more than the launch queue holds): this "
+        "sample includes host time between launches" +
+        std::string(m_blocking ? "" : "; later samples are timed without the hold kernel");
   // Device memory the call kept (allocations not freed by its end: caches, library handles).
   extra["memory"] = {{"free_before", free_before},
                      {"free_after", free_after},
                      {"retained_bytes", static_cast<long long>(free_before) - static_cast<long long>(free_after)},
                      {"judge_buffers_bytes", m_live_bytes}};
-  if (!m_tracing) m_last_peak = std::max<long long>(0, static_cast<long long>(free_before) - static_cast<long long>(free_after));
+  if (!m_tracing)
+    m_last_peak = std::max<long long>(0, static_cast<long long>(free_before) - static_cast<long long>(free_after));
   t.extra = std::move(extra);
   return t;
 }
@@ -544,7 +567,7 @@ bool cuda_backend::generate(guarded_buffer& b, const tensor_desc& d, std::string
   if (d.type != dtype::f32 && d.type != dtype::bf16 && !integer) return false;
   detail::gen_params p;
   if (!parse_distribution(distribution, p.dist)) return false;
-  // fill_distribution's key and per-distribution shape (planner/distributions.cpp).
+  // fill_distribution's key and per-distribution shape (inputs/distributions.cpp).
   const std::uint64_t key = mix_seed(seed, 0x6b6a7564ULL);
   p.k0 = static_cast<std::uint32_t>(key);
   p.k1 = static_cast<std::uint32_t>(key >> 32);
@@ -558,19 +581,28 @@ bool cuda_backend::generate(guarded_buffer& b, const tensor_desc& d, std::string
     return true;
   }
   switch (p.dist) {
-    case detail::gen_dist::negative: p.negative = true; break;
+    case detail::gen_dist::negative:
+      p.negative = true;
+      break;
     case detail::gen_dist::offset:
       // 1e4 plus noise of at least 16 ulps of 1e4 in the dtype (N(0,1) for f32, ~1250 for bf16).
       p.offset = static_cast<float>(input_index % 2 == 0 ? 1e4 : -1e4);
       p.scale = static_cast<float>(std::max(1.0, 1e4 * 32.0 * dtype_epsilon(d.type)));
       break;
-    case detail::gen_dist::small: p.scale = static_cast<float>(1e-3); break;
-    case detail::gen_dist::large: p.scale = static_cast<float>(1e3); break;
-    default: break;
+    case detail::gen_dist::small:
+      p.scale = static_cast<float>(1e-3);
+      break;
+    case detail::gen_dist::large:
+      p.scale = static_cast<float>(1e3);
+      break;
+    default:
+      break;
   }
   const std::size_t n = d.numel();
-  if (d.type == dtype::f32) KJ_CUDA_CHECK(detail::launch_generate_f32(static_cast<float*>(b.data), n, p, m_stream.get()));
-  else KJ_CUDA_CHECK(detail::launch_generate_bf16(static_cast<std::uint16_t*>(b.data), n, p, m_stream.get()));
+  if (d.type == dtype::f32)
+    KJ_CUDA_CHECK(detail::launch_generate_f32(static_cast<float*>(b.data), n, p, m_stream.get()));
+  else
+    KJ_CUDA_CHECK(detail::launch_generate_bf16(static_cast<std::uint16_t*>(b.data), n, p, m_stream.get()));
   return true;
 }
 
@@ -590,13 +622,27 @@ bool cuda_backend::impose_structure(guarded_buffer& b, const tensor_desc& d, mat
 bool cuda_backend::widen_to_f64(const guarded_buffer& src, dtype from, guarded_buffer& dst, std::size_t numel) {
   detail::widen_src w{};
   switch (from) {
-    case dtype::f32: w = detail::widen_src::f32; break;
-    case dtype::f16: w = detail::widen_src::f16; break;
-    case dtype::bf16: w = detail::widen_src::bf16; break;
-    case dtype::i32: w = detail::widen_src::i32; break;
-    case dtype::i64: w = detail::widen_src::i64; break;
-    case dtype::u8: w = detail::widen_src::u8; break;
-    case dtype::boolean: w = detail::widen_src::boolean; break;
+    case dtype::f32:
+      w = detail::widen_src::f32;
+      break;
+    case dtype::f16:
+      w = detail::widen_src::f16;
+      break;
+    case dtype::bf16:
+      w = detail::widen_src::bf16;
+      break;
+    case dtype::i32:
+      w = detail::widen_src::i32;
+      break;
+    case dtype::i64:
+      w = detail::widen_src::i64;
+      break;
+    case dtype::u8:
+      w = detail::widen_src::u8;
+      break;
+    case dtype::boolean:
+      w = detail::widen_src::boolean;
+      break;
     case dtype::f64:
       KJ_CUDA_CHECK(cudaMemcpyAsync(dst.data, src.data, numel * 8, cudaMemcpyDeviceToDevice, m_stream.get()));
       return true;
@@ -609,15 +655,23 @@ bool cuda_backend::perturb_ulp_copy(const guarded_buffer& src, guarded_buffer& d
                                     std::uint64_t seed) {
   int elem = 0;
   switch (t) {
-    case dtype::f32: elem = 4; break;
-    case dtype::f64: elem = 8; break;
+    case dtype::f32:
+      elem = 4;
+      break;
+    case dtype::f64:
+      elem = 8;
+      break;
     case dtype::bf16:
-    case dtype::f16: elem = 2; break;
+    case dtype::f16:
+      elem = 2;
+      break;
     default:  // integers stay as they are
-      KJ_CUDA_CHECK(cudaMemcpyAsync(dst.data, src.data, numel * dtype_size(t), cudaMemcpyDeviceToDevice, m_stream.get()));
+      KJ_CUDA_CHECK(
+          cudaMemcpyAsync(dst.data, src.data, numel * dtype_size(t), cudaMemcpyDeviceToDevice, m_stream.get()));
       return true;
   }
-  KJ_CUDA_CHECK(detail::launch_perturb_ulp_copy(src.data, dst.data, numel, elem, t == dtype::bf16, seed, m_stream.get()));
+  KJ_CUDA_CHECK(
+      detail::launch_perturb_ulp_copy(src.data, dst.data, numel, elem, t == dtype::bf16, seed, m_stream.get()));
   return true;
 }
 
@@ -672,6 +726,8 @@ json cuda_backend::device_state() {
 
 }  // namespace
 
-std::unique_ptr<backend> make_cuda_backend() { return std::make_unique<cuda_backend>(); }
+std::unique_ptr<backend> make_cuda_backend() {
+  return std::make_unique<cuda_backend>();
+}
 
 }  // namespace kjudge::cuda

@@ -46,12 +46,18 @@ std::string demangle(const char* name) {
 
 const char* copy_kind(std::uint8_t k) {
   switch (k) {
-    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: return "HtoD";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: return "DtoH";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD: return "DtoD";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH: return "HtoH";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP: return "PtoP";
-    default: return "other";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD:
+      return "HtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH:
+      return "DtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD:
+      return "DtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH:
+      return "HtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP:
+      return "PtoP";
+    default:
+      return "other";
   }
 }
 
@@ -161,9 +167,12 @@ void activity_trace::take_buffer(std::uint8_t* buffer, std::size_t valid) {
       case CUPTI_ACTIVITY_KIND_MEMORY2: {
         const auto* m = reinterpret_cast<const CUpti_ActivityMemory4*>(rec);
         if (m->memoryKind != CUPTI_ACTIVITY_MEMORY_KIND_DEVICE) continue;
-        if (m->memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION) t.what = trace_record::kind::alloc;
-        else if (m->memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE) t.what = trace_record::kind::release;
-        else continue;
+        if (m->memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION)
+          t.what = trace_record::kind::alloc;
+        else if (m->memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE)
+          t.what = trace_record::kind::release;
+        else
+          continue;
         t.name = m->memoryPoolConfig.memoryPoolType != CUPTI_ACTIVITY_MEMORY_POOL_TYPE_INVALID ? "pool" : "cudaMalloc";
         t.stream = m->streamId;
         t.start = t.end = m->timestamp;
@@ -171,7 +180,8 @@ void activity_trace::take_buffer(std::uint8_t* buffer, std::size_t valid) {
         t.address = m->address;
         break;
       }
-      default: continue;
+      default:
+        continue;
     }
     got.push_back(std::move(t));
   }
@@ -189,7 +199,8 @@ json summarize_trace(const std::vector<trace_record>& records, std::uint32_t jud
   std::uint64_t open = 0, close = std::numeric_limits<std::uint64_t>::max();
   std::vector<const trace_record*> probes;
   for (const auto& r : records)
-    if (r.what == trace_record::kind::kernel && r.stream == judge_stream && r.name.find(probe_kernel_name) != std::string::npos)
+    if (r.what == trace_record::kind::kernel && r.stream == judge_stream &&
+        r.name.find(probe_kernel_name) != std::string::npos)
       probes.push_back(&r);
   std::sort(probes.begin(), probes.end(), [](auto* a, auto* b) { return a->start < b->start; });
   const bool have_window = probes.size() >= 2;
@@ -215,10 +226,10 @@ json summarize_trace(const std::vector<trace_record>& records, std::uint32_t jud
     // comparison it issues on its stream once the window closed (reading outputs and guard zones
     // back). Nothing of the call can be
     // on the judge's stream after the stop event: whatever the call queued there precedes it.
-    const bool judge_kernel = r->stream == judge_stream && r->what == trace_record::kind::kernel &&
-                              (r->name.find(probe_kernel_name) != std::string::npos ||
-                               r->name.find(hold_kernel_name) != std::string::npos ||
-                               (have_window && r->start >= close && r->name.find(compare_kernel_name) != std::string::npos));
+    const bool judge_kernel =
+        r->stream == judge_stream && r->what == trace_record::kind::kernel &&
+        (r->name.find(probe_kernel_name) != std::string::npos || r->name.find(hold_kernel_name) != std::string::npos ||
+         (have_window && r->start >= close && r->name.find(compare_kernel_name) != std::string::npos));
     const bool judge_copy = r->stream == judge_stream && have_window && r->start >= close &&
                             (r->what == trace_record::kind::memcpy || r->what == trace_record::kind::memset);
     const bool judge = judge_kernel || judge_copy;
@@ -238,7 +249,8 @@ json summarize_trace(const std::vector<trace_record>& records, std::uint32_t jud
         ++kernels;
         // Distinct names of the call's kernels (rule library_call compares them with the entry
         // functions compiled from the candidate's source).
-        if (kernel_names.size() < 64 && std::find(kernel_names.begin(), kernel_names.end(), r->name) == kernel_names.end())
+        if (kernel_names.size() < 64 &&
+            std::find(kernel_names.begin(), kernel_names.end(), r->name) == kernel_names.end())
           kernel_names.push_back(r->name);
       }
       if (r->what == trace_record::kind::memcpy) ++copies;
@@ -250,11 +262,15 @@ json summarize_trace(const std::vector<trace_record>& records, std::uint32_t jud
       busy_last = std::max(busy_last, r->end);
     }
     if (listed.size() >= max_listed) continue;
-    json e{{"kind", r->what == trace_record::kind::kernel ? "kernel"
+    json e{{"kind", r->what == trace_record::kind::kernel   ? "kernel"
                     : r->what == trace_record::kind::memcpy ? "memcpy"
                     : r->what == trace_record::kind::memset ? "memset"
-                    : r->what == trace_record::kind::alloc ? "alloc" : "release"},
-           {"name", r->name}, {"stream", r->stream}, {"start_ns", rel(r->start)}, {"end_ns", rel(r->end)}};
+                    : r->what == trace_record::kind::alloc  ? "alloc"
+                                                            : "release"},
+           {"name", r->name},
+           {"stream", r->stream},
+           {"start_ns", rel(r->start)},
+           {"end_ns", rel(r->end)}};
     if (judge) e["judge"] = true;
     if (r->what == trace_record::kind::kernel) {
       e["grid"] = {r->grid[0], r->grid[1], r->grid[2]};

@@ -5,29 +5,28 @@
 // calls: tracing costs each launch a little, which timed samples must not pay.
 #pragma once
 
-#include <cstdint>
-#include <mutex>
-#include <string>
-#include <vector>
-
 #include <cuda_runtime.h>
 
+#include <cstdint>
+#include <mutex>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 namespace kjudge::cuda {
 
 struct trace_record {
   enum class kind { kernel, memcpy, memset, alloc, release } what = kind::kernel;
-  std::string name;            // kernel name (demangled) or copy direction
-  std::uint32_t stream = 0;    // CUPTI stream id
-  std::uint64_t start = 0;     // ns (CUPTI timestamps); allocations: the event time
+  std::string name;          // kernel name (demangled) or copy direction
+  std::uint32_t stream = 0;  // CUPTI stream id
+  std::uint64_t start = 0;   // ns (CUPTI timestamps); allocations: the event time
   std::uint64_t end = 0;
   int grid[3] = {0, 0, 0};
   int block[3] = {0, 0, 0};
   int registers = 0;
-  int shared_bytes = 0;        // static + dynamic
-  std::uint64_t bytes = 0;     // copies, sets, allocations
-  std::uint64_t address = 0;   // allocations
+  int shared_bytes = 0;       // static + dynamic
+  std::uint64_t bytes = 0;    // copies, sets, allocations
+  std::uint64_t address = 0;  // allocations
 };
 
 class activity_trace {
@@ -41,8 +40,8 @@ class activity_trace {
   // CUPTI instruments kernel code to time it (the CUPTI documentation's "overhead" section), and
   // on the H200 a Python candidate, traced in its checked calls, timed KernelBench level 1 #61's
   // conv_transpose3d 2.3% slower than the same module as an untraced torch baseline (A/A,
-  // docs/design.md, session 6). Only detaching removes it. The next begin() attaches CUPTI again
-  // (two detach-attach rounds took 21 ms in the GPU test) and throws if it cannot: a trace that
+  // docs/notebook/2026-12-03-cupti-detach-and-remembered-envelope.md. Only detaching removes it. The next begin()
+  // attaches CUPTI again (two detach-attach rounds took 21 ms in the GPU test) and throws if it cannot: a trace that
   // silently stops would drop evidence.
   void detach();
   [[nodiscard]] bool available() const { return m_ready; }

@@ -13,7 +13,7 @@
 
 #include "cuda/check.hpp"
 #include "cuda/detail/kernels.hpp"
-#include "planner/distributions.hpp"
+#include "inputs/distributions.hpp"
 
 namespace kjudge::cuda {
 
@@ -101,17 +101,17 @@ json measure_ceilings(int device) {
     const spread kernel = gbps(time_each(s, 3, k_copy_reps, [&] {
       KJ_CUDA_CHECK(detail::launch_copy16(src.get(), dst.get(), k_copy_bytes, blocks, s));
     }));
-    const spread memcpy_ = gbps(time_each(s, 3, k_copy_reps, [&] {
+    const spread memcpy_spread = gbps(time_each(s, 3, k_copy_reps, [&] {
       KJ_CUDA_CHECK(cudaMemcpyAsync(dst.get(), src.get(), k_copy_bytes, cudaMemcpyDeviceToDevice, s));
     }));
     details["copy_kernel_gbps"] = spread_json(kernel, "GB/s");
-    details["copy_memcpy_gbps"] = spread_json(memcpy_, "GB/s");
+    details["copy_memcpy_gbps"] = spread_json(memcpy_spread, "GB/s");
     details["copy_bytes"] = k_copy_bytes;
     details["copy_method"] = "median over " + std::to_string(k_copy_reps) +
                              " copies of 2 GiB, each timed with events; bytes read + written; the ceiling is the "
                              "faster of a 16-byte-vector copy kernel and cudaMemcpyAsync device-to-device";
-    details["copy_gbps_source"] = kernel.median >= memcpy_.median ? "kernel" : "cudaMemcpyAsync";
-    details["copy_gbps_value"] = std::max(kernel.median, memcpy_.median);
+    details["copy_gbps_source"] = kernel.median >= memcpy_spread.median ? "kernel" : "cudaMemcpyAsync";
+    details["copy_gbps_value"] = std::max(kernel.median, memcpy_spread.median);
   }
 
   // Matrix rates through cuBLAS (column-major, no transposes; the layout does not matter for
@@ -136,14 +136,17 @@ json measure_ceilings(int device) {
       return summarize(std::move(t));
     };
     auto run = [&](cublasComputeType_t ct, cudaDataType_t in_type, const void* pa, const void* pb) {
-      KJ_CUDA_CHECK(cublasGemmEx(h.get(), CUBLAS_OP_N, CUBLAS_OP_N, ni, ni, ni, &one, pa, in_type, ni, pb, in_type,
-                                 ni, &zero, c.get(), CUDA_R_32F, ni, ct, CUBLAS_GEMM_DEFAULT));
+      KJ_CUDA_CHECK(cublasGemmEx(h.get(), CUBLAS_OP_N, CUBLAS_OP_N, ni, ni, ni, &one, pa, in_type, ni, pb, in_type, ni,
+                                 &zero, c.get(), CUDA_R_32F, ni, ct, CUBLAS_GEMM_DEFAULT));
     };
     KJ_CUDA_CHECK(cublasSetMathMode(h.get(), CUBLAS_PEDANTIC_MATH));
-    const spread r32 = rate(time_each(s, k_gemm_warmup, k_gemm_reps, [&] { run(CUBLAS_COMPUTE_32F_PEDANTIC, CUDA_R_32F, a.get(), b.get()); }));
+    const spread r32 = rate(time_each(s, k_gemm_warmup, k_gemm_reps,
+                                      [&] { run(CUBLAS_COMPUTE_32F_PEDANTIC, CUDA_R_32F, a.get(), b.get()); }));
     KJ_CUDA_CHECK(cublasSetMathMode(h.get(), CUBLAS_DEFAULT_MATH));
-    const spread rtf = rate(time_each(s, k_gemm_warmup, k_gemm_reps, [&] { run(CUBLAS_COMPUTE_32F_FAST_TF32, CUDA_R_32F, a.get(), b.get()); }));
-    const spread rbf = rate(time_each(s, k_gemm_warmup, k_gemm_reps, [&] { run(CUBLAS_COMPUTE_32F, CUDA_R_16BF, a16.get(), b16.get()); }));
+    const spread rtf = rate(time_each(s, k_gemm_warmup, k_gemm_reps,
+                                      [&] { run(CUBLAS_COMPUTE_32F_FAST_TF32, CUDA_R_32F, a.get(), b.get()); }));
+    const spread rbf = rate(
+        time_each(s, k_gemm_warmup, k_gemm_reps, [&] { run(CUBLAS_COMPUTE_32F, CUDA_R_16BF, a16.get(), b16.get()); }));
     fp32 = r32.median;
     tf32 = rtf.median;
     bf16 = rbf.median;
@@ -153,10 +156,11 @@ json measure_ceilings(int device) {
     int ver = 0;
     cublasGetVersion(h.get(), &ver);
     gemm["cublas_version"] = ver;
-    gemm["method"] = "cublasGemmEx " + std::to_string(k_gemm_n) + "^3, N/N, f32 output, inputs N(0,1) from the judge's "
+    gemm["method"] = "cublasGemmEx " + std::to_string(k_gemm_n) +
+                     "^3, N/N, f32 output, inputs N(0,1) from the judge's "
                      "generator; fp32 = CUBLAS_COMPUTE_32F_PEDANTIC, tf32 = CUBLAS_COMPUTE_32F_FAST_TF32, bf16 = bf16 "
-                     "inputs with CUBLAS_COMPUTE_32F; median of " + std::to_string(k_gemm_reps) + " after " +
-                     std::to_string(k_gemm_warmup) + " warm-ups";
+                     "inputs with CUBLAS_COMPUTE_32F; median of " +
+                     std::to_string(k_gemm_reps) + " after " + std::to_string(k_gemm_warmup) + " warm-ups";
   }
   details["gemm"] = gemm;
   char bus[32] = {0};

@@ -1,5 +1,5 @@
-// The input generator on the device: planner/distributions.cpp's single-precision generator
-// (block_f32 and the helpers of planner/detail/counter_rng.hpp) transcribed for the GPU, so that
+// The input generator on the device: inputs/distributions.cpp's single-precision generator
+// (block_f32 and the helpers of inputs/counter_rng.hpp) transcribed for the GPU, so that
 // a call's multi-hundred-MB inputs are drawn where they are used instead of on the host.
 //
 // Bit identity with the host: every value is a function of (key, counter) through integer
@@ -118,7 +118,9 @@ __device__ __forceinline__ float shape_normal(float z, const gen_params& p) {
   return z;
 }
 
-__device__ __forceinline__ void store(float* out, std::size_t i, float v, bool) { out[i] = v; }
+__device__ __forceinline__ void store(float* out, std::size_t i, float v, bool) {
+  out[i] = v;
+}
 __device__ __forceinline__ void store(std::uint16_t* out, std::size_t i, float v, bool uniform) {
   // Round to nearest even (generated values are finite); U[0,1) stays below 1.
   const std::uint32_t u = __float_as_uint(v);
@@ -184,7 +186,7 @@ __global__ void kj_generate(T* out, std::size_t n, gen_params p) {
   }
 }
 
-// planner/detail/counter_rng.hpp's uniform_int and distributions.cpp's generate_ints: element i
+// inputs/counter_rng.hpp's uniform_int and distributions.cpp's generate_ints: element i
 // from counter i, the counter's high half folded into the key.
 template <class T>
 __global__ void kj_generate_int(T* out, std::size_t n, std::uint32_t key0, std::uint32_t key1, std::int64_t lo,

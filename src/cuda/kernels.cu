@@ -24,7 +24,8 @@ __device__ __forceinline__ unsigned int sm_id() {
 constexpr int threads = 256;
 
 int blocks_for(std::size_t n, int per_thread = 1) {
-  const std::size_t b = (n + static_cast<std::size_t>(threads) * per_thread - 1) / (static_cast<std::size_t>(threads) * per_thread);
+  const std::size_t b =
+      (n + static_cast<std::size_t>(threads) * per_thread - 1) / (static_cast<std::size_t>(threads) * per_thread);
   // Grid-stride loops cover the rest; 65535 * 8 blocks keep every SM busy on any GPU.
   return static_cast<int>(b < 1 ? 1 : (b > 65535u * 8u ? 65535u * 8u : b));
 }
@@ -107,7 +108,7 @@ __device__ __forceinline__ unsigned long long splitmix_finalize(unsigned long lo
   return z ^ (z >> 31);
 }
 
-// planner/distributions.cpp's mix_seed.
+// inputs/distributions.cpp's mix_seed.
 __device__ __forceinline__ unsigned long long mix_seed_dev(unsigned long long seed, unsigned long long salt) {
   return splitmix_finalize(splitmix_finalize(seed + 0x9E3779B97F4A7C15ULL) ^
                            (salt * 0xD1B54A32D192ED03ULL + 0x632BE59BD9B4E019ULL));
@@ -183,11 +184,23 @@ cudaError_t launch_clock_probe(clock_sample* out, unsigned int tag, int blocks, 
 cudaError_t launch_fill_pattern(void* p, std::size_t numel, int elem_bytes, std::uint64_t pattern, cudaStream_t s) {
   if (numel == 0) return cudaSuccess;
   switch (elem_bytes) {
-    case 1: kj_fill<<<blocks_for(numel), threads, 0, s>>>(static_cast<std::uint8_t*>(p), numel, static_cast<std::uint8_t>(pattern)); break;
-    case 2: kj_fill<<<blocks_for(numel), threads, 0, s>>>(static_cast<std::uint16_t*>(p), numel, static_cast<std::uint16_t>(pattern)); break;
-    case 4: kj_fill<<<blocks_for(numel), threads, 0, s>>>(static_cast<std::uint32_t*>(p), numel, static_cast<std::uint32_t>(pattern)); break;
-    case 8: kj_fill<<<blocks_for(numel), threads, 0, s>>>(static_cast<std::uint64_t*>(p), numel, pattern); break;
-    default: return cudaErrorInvalidValue;
+    case 1:
+      kj_fill<<<blocks_for(numel), threads, 0, s>>>(static_cast<std::uint8_t*>(p), numel,
+                                                    static_cast<std::uint8_t>(pattern));
+      break;
+    case 2:
+      kj_fill<<<blocks_for(numel), threads, 0, s>>>(static_cast<std::uint16_t*>(p), numel,
+                                                    static_cast<std::uint16_t>(pattern));
+      break;
+    case 4:
+      kj_fill<<<blocks_for(numel), threads, 0, s>>>(static_cast<std::uint32_t*>(p), numel,
+                                                    static_cast<std::uint32_t>(pattern));
+      break;
+    case 8:
+      kj_fill<<<blocks_for(numel), threads, 0, s>>>(static_cast<std::uint64_t*>(p), numel, pattern);
+      break;
+    default:
+      return cudaErrorInvalidValue;
   }
   return cudaGetLastError();
 }
@@ -196,13 +209,27 @@ cudaError_t launch_widen_to_f64(const void* src, widen_src t, double* dst, std::
   if (n == 0) return cudaSuccess;
   const int b = blocks_for(n);
   switch (t) {
-    case widen_src::f32: kj_widen<<<b, threads, 0, s>>>(static_cast<const float*>(src), dst, n); break;
-    case widen_src::f16: kj_widen<<<b, threads, 0, s>>>(static_cast<const __half*>(src), dst, n); break;
-    case widen_src::bf16: kj_widen<<<b, threads, 0, s>>>(static_cast<const __nv_bfloat16*>(src), dst, n); break;
-    case widen_src::i32: kj_widen<<<b, threads, 0, s>>>(static_cast<const std::int32_t*>(src), dst, n); break;
-    case widen_src::i64: kj_widen<<<b, threads, 0, s>>>(static_cast<const long long*>(src), dst, n); break;
-    case widen_src::u8: kj_widen<<<b, threads, 0, s>>>(static_cast<const std::uint8_t*>(src), dst, n); break;
-    case widen_src::boolean: kj_widen<<<b, threads, 0, s>>>(static_cast<const std::uint8_t*>(src), dst, n); break;
+    case widen_src::f32:
+      kj_widen<<<b, threads, 0, s>>>(static_cast<const float*>(src), dst, n);
+      break;
+    case widen_src::f16:
+      kj_widen<<<b, threads, 0, s>>>(static_cast<const __half*>(src), dst, n);
+      break;
+    case widen_src::bf16:
+      kj_widen<<<b, threads, 0, s>>>(static_cast<const __nv_bfloat16*>(src), dst, n);
+      break;
+    case widen_src::i32:
+      kj_widen<<<b, threads, 0, s>>>(static_cast<const std::int32_t*>(src), dst, n);
+      break;
+    case widen_src::i64:
+      kj_widen<<<b, threads, 0, s>>>(static_cast<const long long*>(src), dst, n);
+      break;
+    case widen_src::u8:
+      kj_widen<<<b, threads, 0, s>>>(static_cast<const std::uint8_t*>(src), dst, n);
+      break;
+    case widen_src::boolean:
+      kj_widen<<<b, threads, 0, s>>>(static_cast<const std::uint8_t*>(src), dst, n);
+      break;
   }
   return cudaGetLastError();
 }
@@ -251,8 +278,8 @@ cudaError_t launch_copy16(const void* src, void* dst, std::size_t bytes, int blo
   return cudaGetLastError();
 }
 
-cudaError_t launch_perturb_ulp_copy(const void* src, void* dst, std::size_t n, int elem, bool bf16,
-                                    std::uint64_t seed, cudaStream_t s) {
+cudaError_t launch_perturb_ulp_copy(const void* src, void* dst, std::size_t n, int elem, bool bf16, std::uint64_t seed,
+                                    cudaStream_t s) {
   if (n == 0) return cudaSuccess;
   const int b = blocks_for(n);
   switch (elem) {
@@ -260,9 +287,14 @@ cudaError_t launch_perturb_ulp_copy(const void* src, void* dst, std::size_t n, i
       kj_perturb_ulp<<<b, threads, 0, s>>>(static_cast<const std::uint16_t*>(src), static_cast<std::uint16_t*>(dst), n,
                                            seed, static_cast<std::uint16_t>(bf16 ? 0x7f80u : 0x7c00u));
       break;
-    case 4: kj_perturb_ulp<<<b, threads, 0, s>>>(static_cast<const float*>(src), static_cast<float*>(dst), n, seed, 0); break;
-    case 8: kj_perturb_ulp<<<b, threads, 0, s>>>(static_cast<const double*>(src), static_cast<double*>(dst), n, seed, 0); break;
-    default: return cudaErrorInvalidValue;
+    case 4:
+      kj_perturb_ulp<<<b, threads, 0, s>>>(static_cast<const float*>(src), static_cast<float*>(dst), n, seed, 0);
+      break;
+    case 8:
+      kj_perturb_ulp<<<b, threads, 0, s>>>(static_cast<const double*>(src), static_cast<double*>(dst), n, seed, 0);
+      break;
+    default:
+      return cudaErrorInvalidValue;
   }
   return cudaGetLastError();
 }

@@ -50,16 +50,15 @@ void bind(void* lib, F& f, const char* name) {
 
 // nvmlClocksEventReasons bits (nvml.h) and their names.
 const std::vector<std::pair<unsigned long long, const char*>>& reason_names() {
-  static const std::vector<std::pair<unsigned long long, const char*>> r = {
-      {0x1ull, "gpu_idle"},
-      {0x2ull, "applications_clocks_setting"},
-      {0x4ull, "sw_power_cap"},
-      {0x8ull, "hw_slowdown"},
-      {0x10ull, "sync_boost"},
-      {0x20ull, "sw_thermal_slowdown"},
-      {0x40ull, "hw_thermal_slowdown"},
-      {0x80ull, "hw_power_brake_slowdown"},
-      {0x100ull, "display_clock_setting"}};
+  static const std::vector<std::pair<unsigned long long, const char*>> r = {{0x1ull, "gpu_idle"},
+                                                                            {0x2ull, "applications_clocks_setting"},
+                                                                            {0x4ull, "sw_power_cap"},
+                                                                            {0x8ull, "hw_slowdown"},
+                                                                            {0x10ull, "sync_boost"},
+                                                                            {0x20ull, "sw_thermal_slowdown"},
+                                                                            {0x40ull, "hw_thermal_slowdown"},
+                                                                            {0x80ull, "hw_power_brake_slowdown"},
+                                                                            {0x100ull, "display_clock_setting"}};
   return r;
 }
 
@@ -124,7 +123,8 @@ json nvml::facts() const {
   if (a.max_clock && a.max_clock(m_device, nvml_clock_mem, &v) == nvml_success) j["max_mem_clock_mhz"] = v;
   if (a.app_clock && a.app_clock(m_device, nvml_clock_graphics, &v) == nvml_success) j["applications_clock_mhz"] = v;
   if (a.power_limit && a.power_limit(m_device, &v) == nvml_success) j["power_limit_w"] = v / 1000.0;
-  if (a.enforced_power_limit && a.enforced_power_limit(m_device, &v) == nvml_success) j["enforced_power_limit_w"] = v / 1000.0;
+  if (a.enforced_power_limit && a.enforced_power_limit(m_device, &v) == nvml_success)
+    j["enforced_power_limit_w"] = v / 1000.0;
   if (a.persistence && a.persistence(m_device, &v) == nvml_success) j["persistence_mode"] = v != 0;
   return j;
 }

@@ -3,9 +3,8 @@
 // libraries; where it is missing or fails, every field says "unavailable" instead of guessing.
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace kjudge::cuda {
 

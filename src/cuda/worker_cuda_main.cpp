@@ -10,7 +10,9 @@
 #include "worker/worker.hpp"
 
 namespace {
-std::unique_ptr<kjudge::backend> make_cuda() { return kjudge::cuda::make_cuda_backend(); }
+std::unique_ptr<kjudge::backend> make_cuda() {
+  return kjudge::cuda::make_cuda_backend();
+}
 }  // namespace
 
 int main(int argc, char** argv) {

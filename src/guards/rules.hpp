@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "judge/verdict.hpp"
+#include "guards/verdict.hpp"
 
 namespace kjudge {
 

@@ -21,25 +21,30 @@
 
 #include "builder/builder.hpp"
 #include "core/error.hpp"
+#include "core/guardian.hpp"
 #include "core/hash.hpp"
+#include "core/parallel.hpp"
+#include "core/paths.hpp"
 #include "core/text.hpp"
-#include "guards/probes.hpp"
 #include "guards/rules.hpp"
+#include "guards/verdict.hpp"
+#include "inputs/perturbation.hpp"
 #include "judge/kernel_census.hpp"
 #include "judge/python_parties.hpp"
-#include "judge/verdict.hpp"
-#include "oracle/detail/parallel.hpp"
 #include "oracle/oracle.hpp"
 #include "oracle/qr_check.hpp"
 #include "planner/planner.hpp"
-#include "core/guardian.hpp"
+#include "pool/failure_verdict.hpp"
+#include "pool/worker_client.hpp"
 #include "pool/worker_process.hpp"
 #include "problem/integrity.hpp"
 #include "problem/registry.hpp"
+#include "protocol/log_markers.hpp"
 #include "protocol/messages.hpp"
 #include "stats/stats.hpp"
 #include "timing/background.hpp"
 #include "timing/ceilings.hpp"
+#include "timing/rounds.hpp"
 
 namespace kjudge {
 
@@ -79,85 +84,22 @@ struct rejection {
   throw rejection{std::move(v)};
 }
 
-[[noreturn]] void reject_rule(const std::string& rule_name, std::vector<std::string> reasons,
-                              json evidence = nullptr) {
-  reject(rule(rule_name).status, rule_name, std::move(reasons), std::move(evidence));
+[[noreturn]] void reject_rule(const std::string& rule_name, std::vector<std::string> reasons, json evidence = nullptr) {
+  throw rejection{rule_verdict(rule_name, std::move(reasons), std::move(evidence))};
 }
 
-// Turns a worker failure during `what` into a verdict: the candidate's only. The reference's or
-// a baseline's failure is the problem's (its code, or a size the machine cannot hold), never a
-// verdict about the candidate: the evaluation stops with exit 2 and says whose it was.
+// A worker failure during `what` as the candidate's verdict (pool/failure_verdict.hpp); the
+// reference's or a baseline's throws usage_error there.
 [[noreturn]] void reject_failure(const worker_failure& f, const std::string& what) {
-  if (!f.role.empty() && f.role != "candidate")
-    throw usage_error("the " + f.role + " (the problem's own code, not the candidate) failed during " + what + ": " +
-                      f.message + "; the candidate was not judged" +
-                      (f.log_tail.empty() ? "" : "\n--- its log, last lines ---\n" + f.log_tail));
-  json ev{{"during", what}, {"signal", f.signal}, {"exit_status", f.exit_status},
-          {"max_rss_kib", f.max_rss_kb}, {"worker_log_tail", f.log_tail}};
-  const std::string msg = f.message + " (during " + what + ")";
-  switch (f.kind) {
-    case worker_fault::crash:
-      // A write to a read-only input (or its guard zone) faults; the worker names the buffer in
-      // its log before dying (guards/probes.hpp).
-      if (const auto w = parse_input_write(f.log_tail); w && f.signal == SIGSEGV) {
-        const bool inside = w->region == "data";
-        std::string name = w->buffer;
-        if (name.rfind("input ", 0) == 0) name = name.substr(6);
-        ev["input_write"] = json{{"buffer", w->buffer}, {"region", w->region}, {"offset", w->offset}};
-        if (inside) {
-          ev["input"] = name;
-          ev["byte_offset"] = w->offset;
-          reject_rule("input_modified",
-                      {"the call wrote to input " + name + " (byte " + std::to_string(w->offset) +
-                       "; inputs are read-only during a call) (during " + what + ")"},
-                      ev);
-        }
-        const std::string side = w->region == "guard_before" ? "before" : "after";
-        ev["guards"] = json::array({json{{"buffer", w->buffer}, {"side", side}, {"offset", w->offset},
-                                         {"bytes_changed", nullptr}, {"case", what}}});
-        reject_rule("out_of_bounds_write",
-                    {what + ": a write to the guard zone " + side + " " + w->buffer + ", " +
-                     std::to_string(w->offset) + " byte(s) from its edge (inputs are read-only during a call)"},
-                    ev);
-      }
-      // A write to the worker's sealed code: an attempt to patch its clock or its copies.
-      if (const auto w = parse_sealed_write(f.log_tail); w && f.signal == SIGSEGV) {
-        ev["sealed_write"] = json{{"region", w->buffer}, {"offset", w->offset}};
-        reject_rule("timer_tamper",
-                    {what + ": a write to the worker's sealed code (" + w->buffer + ", byte " + std::to_string(w->offset) +
-                     "): the worker's clock and copies cannot be patched"},
-                    ev);
-      }
-      // A write into an output the judge had already released: work still running after the call
-      // returned (cpu backend; the buffer is gone, so the process faulted).
-      if (const auto w = parse_late_write(f.log_tail); w && f.signal == SIGSEGV) {
-        ev["deferred"] = json::array({json{{"buffer", w->buffer}, {"offset", w->offset}, {"after", "release"}}});
-        reject_rule("deferred_work",
-                    {what + ": " + w->buffer + " was written after the call returned and the judge released it (byte " +
-                     std::to_string(w->offset) + "; the write faulted)"},
-                    ev);
-      }
-      reject(verdict_status::crash, "", {msg}, ev);
-    case worker_fault::timeout: reject(verdict_status::timeout, "", {msg}, ev);
-    case worker_fault::resource_limit: reject(verdict_status::resource_limit, "", {msg}, ev);
-    case worker_fault::sandbox_violation: reject_rule("sandbox_violation", {msg}, ev);
-    case worker_fault::forged_message: reject_rule("forged_message", {msg}, ev);
-    case worker_fault::early_exit: reject_rule("early_exit", {msg}, ev);
-    case worker_fault::worker_error:
-      if (f.error_kind == "bad_input") reject(verdict_status::bad_input, "", {f.message}, ev);
-      if (f.error_kind == "resource_limit") reject(verdict_status::resource_limit, "", {msg}, ev);
-      if (f.error_kind == "runtime_error") reject(verdict_status::runtime_error, "", {msg}, ev);
-      throw internal_error("worker error during " + what + ": " + f.message);
-  }
-  throw internal_error("unclassified worker failure");
+  throw rejection{verdict_of_failure(f, what)};
 }
 
 json get_json(worker_reply&& r, const std::string& what, const std::string& expected_type) {
   if (std::holds_alternative<worker_failure>(r)) reject_failure(std::get<worker_failure>(r), what);
   json j = std::get<json>(std::move(r));
   if (j.value("type", "") != expected_type)
-    reject_rule("forged_message", {"expected '" + expected_type + "' during " + what + ", got '" +
-                                   j.value("type", "?") + "'"});
+    reject_rule("forged_message",
+                {"expected '" + expected_type + "' during " + what + ", got '" + j.value("type", "?") + "'"});
   return j;
 }
 
@@ -195,22 +137,27 @@ thread_local evaluation_scope g_scope;
 
 std::string envelope_key(const call_spec& c) {
   json k{{"distribution", c.distribution}, {"scalars", c.scalars}};
-  for (const auto& in : c.inputs) k["inputs"].push_back(json{{"shape", in.desc.shape}, {"dtype", std::string(dtype_name(in.desc.type))}});
-  for (const auto& out : c.outputs) k["outputs"].push_back(json{{"shape", out.shape}, {"dtype", std::string(dtype_name(out.type))}});
+  for (const auto& in : c.inputs)
+    k["inputs"].push_back(json{{"shape", in.desc.shape}, {"dtype", std::string(dtype_name(in.desc.type))}});
+  for (const auto& out : c.outputs)
+    k["outputs"].push_back(json{{"shape", out.shape}, {"dtype", std::string(dtype_name(out.type))}});
   return k.dump();
 }
 
 // Whether a reference run for this call asks for the full envelope at once. The verdict is the
 // same either way: the bound is monotone in the envelope, and an output failing the narrow one
 // is judged against the full one before anything counts (compare_with_reference).
-bool wants_full_envelope(const call_spec& c) { return g_scope.widened.count(envelope_key(c)) > 0; }
+bool wants_full_envelope(const call_spec& c) {
+  return g_scope.widened.count(envelope_key(c)) > 0;
+}
 
 call_spec to_call(const planned_case& c) {
   call_spec s;
   s.inputs = c.inputs;
   s.outputs = c.outputs;
   s.scalars = c.scalars;
-  s.distribution = g_scope.generate_input != nullptr ? generate_input_distribution(*g_scope.generate_input, c) : c.distribution;
+  s.distribution =
+      g_scope.generate_input != nullptr ? generate_input_distribution(*g_scope.generate_input, c) : c.distribution;
   s.seed = c.seed;
   return s;
 }
@@ -256,7 +203,6 @@ struct reference_data {
   }
 };
 
-
 json reference_request(const call_spec& c, bool full) {
   return json{{"type", "reference"}, {"call", to_json(c)}, {"envelope", full}, {"tf32", g_scope.tf32_envelope}};
 }
@@ -285,10 +231,12 @@ reference_data reference_from_reply(worker_process& ref, const call_spec& c, boo
     tensor_desc d64 = c.outputs[i];
     d64.type = dtype::f64;
     d.ref64.push_back(tensor_from_arena(ref.arena(), find_slot(layout, slot_kind::ref64, int(i)), d64, borrow));
-    d.ref_same.push_back(tensor_from_arena(ref.arena(), find_slot(layout, slot_kind::ref_same, int(i)), c.outputs[i], borrow));
+    d.ref_same.push_back(
+        tensor_from_arena(ref.arena(), find_slot(layout, slot_kind::ref_same, int(i)), c.outputs[i], borrow));
   }
   for (std::size_t i = 0; i < c.inputs.size(); ++i)
-    d.inputs.push_back(tensor_from_arena(ref.arena(), find_slot(layout, slot_kind::input_generated, int(i)), c.inputs[i].desc, borrow));
+    d.inputs.push_back(tensor_from_arena(ref.arena(), find_slot(layout, slot_kind::input_generated, int(i)),
+                                         c.inputs[i].desc, borrow));
   const int n_out = static_cast<int>(c.outputs.size());
   // How many envelope runs the worker made (with TF32, six draws and the native run where the
   // reference has a TF32 mode); the arena has slots for envelope_runs(tf32).
@@ -304,7 +252,9 @@ reference_data reference_from_reply(worker_process& ref, const call_spec& c, boo
                                          c.outputs[static_cast<std::size_t>(i)], borrow));
     std::vector<const host_tensor*> ptrs{&d.ref_same[static_cast<std::size_t>(i)]};
     for (const auto& r : runs) ptrs.push_back(&r);
-    const std::size_t group = static_cast<std::size_t>(i) < g_scope.envelope_groups.size() ? g_scope.envelope_groups[static_cast<std::size_t>(i)] : 0;
+    const std::size_t group = static_cast<std::size_t>(i) < g_scope.envelope_groups.size()
+                                  ? g_scope.envelope_groups[static_cast<std::size_t>(i)]
+                                  : 0;
     d.envelope.push_back(error_envelope(d.ref64[static_cast<std::size_t>(i)], ptrs, group));
     // Views cost nothing to keep; copies (not borrowed) would hold every run's output meanwhile.
     d.runs.push_back(borrow ? std::move(runs) : std::vector<host_tensor>{});
@@ -332,9 +282,9 @@ json guard_evidence(const json& guards, const std::string& case_id) {
 }
 
 std::string describe_guard(const json& g) {
-  return std::to_string(g.value("bytes_changed", 0)) + " byte(s) changed in the guard zone " +
-         g.value("side", "?") + " " + g.value("buffer", "?") + ", the nearest " +
-         std::to_string(g.value("offset", 0)) + " byte(s) from its edge";
+  return std::to_string(g.value("bytes_changed", 0)) + " byte(s) changed in the guard zone " + g.value("side", "?") +
+         " " + g.value("buffer", "?") + ", the nearest " + std::to_string(g.value("offset", 0)) +
+         " byte(s) from its edge";
 }
 
 // Why a failing output's worst element was allowed what it was: the value each of the
@@ -342,7 +292,7 @@ std::string describe_guard(const json& g) {
 // TF32 draws with the reference's own TF32 run last where it has one), the element's row
 // envelope, and whether it is kinked (then at least the kink floor). KernelBench level 2 #46's
 // failure on the H100 had to be worked back from out, ref and allowed alone (docs/design.md,
-// session 16).
+// 2026-12-05, H100).
 json envelope_evidence(const reference_data& ref, std::size_t i, std::size_t index) {
   if (i >= ref.envelope.size() || index >= ref.envelope[i].size()) return nullptr;
   const envelope_values& e = ref.envelope[i];
@@ -367,8 +317,8 @@ json envelope_evidence(const reference_data& ref, std::size_t i, std::size_t ind
 
 json worst_json(const compare_result& c) {
   if (!c.worst) return nullptr;
-  return json{{"index", c.worst->coords}, {"flat_index", c.worst->index}, {"out", c.worst->out},
-              {"ref", c.worst->ref}, {"ref_same", c.worst->ref_same}, {"abs_err", c.worst->abs_err},
+  return json{{"index", c.worst->coords},    {"flat_index", c.worst->index},  {"out", c.worst->out},
+              {"ref", c.worst->ref},         {"ref_same", c.worst->ref_same}, {"abs_err", c.worst->abs_err},
               {"rel_err", c.worst->rel_err}, {"allowed", c.worst->allowed}};
 }
 
@@ -391,8 +341,8 @@ struct call_check {
 // inputs from the call, runs the check. The elementwise comparison with ref_kernel is recorded for
 // information only; unwritten (poisoned) outputs still fail.
 json check_by_problem(shared_arena& arena, const call_spec& c, const std::vector<arena_slot>& layout,
-                      slot_kind out_kind, reference_data& ref, const tolerance& tol, double k,
-                      const call_check& ctx, const json& base_entry, bool is_timed) {
+                      slot_kind out_kind, reference_data& ref, const tolerance& tol, double k, const call_check& ctx,
+                      const json& base_entry, bool is_timed) {
   json entry = base_entry;
   const auto ref_layout = reference_layout(c, g_scope.tf32_envelope);
   double max_abs = 0, max_rel = 0;
@@ -406,13 +356,16 @@ json check_by_problem(shared_arena& arena, const call_spec& c, const std::vector
     if (cr.n_unwritten > 0) {
       entry.update(json{{"status", "fail"}, {"n_unwritten", cr.n_unwritten}, {"output", c.outputs[i].name}});
       const std::string rule_name = is_timed ? "timed_output_mismatch" : "unwritten_output";
-      throw rejection{verdict{rule(rule_name).status, rule_name, {where + ": output " + c.outputs[i].name + ": " + cr.reason},
+      throw rejection{verdict{rule(rule_name).status,
+                              rule_name,
+                              {where + ": output " + c.outputs[i].name + ": " + cr.reason},
                               json{{"case", entry}}}};
     }
     const auto& d = find_slot(ref_layout, slot_kind::ref_same, int(i));
     std::memcpy(ref.source->arena().at(d.offset, d.bytes), arena.at(s.offset, s.bytes), std::min(s.bytes, d.bytes));
   }
-  const json r = get_json(ref.source->request(json{{"type", "check"}, {"call", to_json(c)}}, 600), "the problem's check", "checked");
+  const json r = get_json(ref.source->request(json{{"type", "check"}, {"call", to_json(c)}}, 600),
+                          "the problem's check", "checked");
   if (r.contains("error")) throw internal_error("check_implementation could not run: " + r["error"].get<std::string>());
   const std::string msg = r.value("message", "");
   entry["rule"] = "check_implementation";
@@ -420,15 +373,16 @@ json check_by_problem(shared_arena& arena, const call_spec& c, const std::vector
   if (!r.value("ok", false)) {
     entry.update(json{{"status", "fail"}, {"message", "check_implementation: " + (msg.empty() ? "rejected" : msg)}});
     const std::string rule_name = is_timed ? "timed_output_mismatch" : "problem_check";
-    throw rejection{verdict{rule(rule_name).status, rule_name,
-                            {where + ": the problem's check_implementation rejected the output: " + (msg.empty() ? "(no message)" : msg)},
-                            json{{"case", entry}, {"check_message", msg}}}};
+    throw rejection{verdict{
+        rule(rule_name).status,
+        rule_name,
+        {where + ": the problem's check_implementation rejected the output: " + (msg.empty() ? "(no message)" : msg)},
+        json{{"case", entry}, {"check_message", msg}}}};
   }
   entry["status"] = "pass";
   if (!msg.empty()) entry["message"] = msg;
   return entry;
 }
-
 
 json check_outputs_qr(shared_arena& arena, const call_spec& c, const std::vector<arena_slot>& layout,
                       slot_kind out_kind, const reference_data& ref, const call_check& ctx, const json& base_entry,
@@ -440,31 +394,44 @@ json check_outputs_qr(shared_arena& arena, const call_spec& c, const std::vector
   const qr_check_result q = check_qr(ref.inputs[0], h, tau, c.outputs[0].type);
   const compare_result& cr = q.cmp;
   json entry = base_entry;
-  entry.update(json{{"max_abs_err", cr.max_abs_err}, {"max_rel_err", cr.max_rel_err}, {"norm_rel_err", cr.norm_rel_err},
-                    {"n_bad", cr.n_bad}, {"n_unwritten", cr.n_unwritten}, {"worst", worst_json(cr)},
-                    {"qr", {{"backward_error", q.max_backward}, {"orthogonality_error", q.max_orthogonality},
-                            {"bound", q.bound}, {"c", qr_check_c}, {"worst_matrix", q.worst_matrix},
-                            {"matrices", q.n_matrices}}}});
+  entry.update(json{{"max_abs_err", cr.max_abs_err},
+                    {"max_rel_err", cr.max_rel_err},
+                    {"norm_rel_err", cr.norm_rel_err},
+                    {"n_bad", cr.n_bad},
+                    {"n_unwritten", cr.n_unwritten},
+                    {"worst", worst_json(cr)},
+                    {"qr",
+                     {{"backward_error", q.max_backward},
+                      {"orthogonality_error", q.max_orthogonality},
+                      {"bound", q.bound},
+                      {"c", qr_check_c},
+                      {"worst_matrix", q.worst_matrix},
+                      {"matrices", q.n_matrices}}}});
   if (cr.pass) {
     entry["status"] = "pass";
     return entry;
   }
-  entry.update(json{{"status", "fail"}, {"output", cr.output_name}, {"message", "output " + cr.output_name + ": " + cr.reason}});
-  std::string rule_name = cr.n_unwritten > 0 ? "unwritten_output" : cr.n_nan_mismatch > 0 ? "nan_mismatch" : "tolerance";
+  entry.update(
+      json{{"status", "fail"}, {"output", cr.output_name}, {"message", "output " + cr.output_name + ": " + cr.reason}});
+  std::string rule_name = cr.n_unwritten > 0      ? "unwritten_output"
+                          : cr.n_nan_mismatch > 0 ? "nan_mismatch"
+                                                  : "tolerance";
   if (is_timed) rule_name = "timed_output_mismatch";
   std::vector<std::string> reasons{
       ctx.context + " (" + case_circumstances(*ctx.pc, c) + "): output " + cr.output_name + ": " + cr.reason, [&] {
         char buf[200];
-        std::snprintf(buf, sizeof buf, "QR backward error ||A - QR||_F/||A||_F %.3g, orthogonality ||Q^T Q - I||_F %.3g "
-                      "(allowed %.3g each, per matrix)", q.max_backward, q.max_orthogonality, q.bound);
+        std::snprintf(buf, sizeof buf,
+                      "QR backward error ||A - QR||_F/||A||_F %.3g, orthogonality ||Q^T Q - I||_F %.3g "
+                      "(allowed %.3g each, per matrix)",
+                      q.max_backward, q.max_orthogonality, q.bound);
         return std::string(buf);
       }()};
   throw rejection{verdict{rule(rule_name).status, rule_name, reasons, json{{"case", entry}}}};
 }
 
-json check_outputs(shared_arena& arena, const call_spec& c, const std::vector<arena_slot>& layout,
-                   slot_kind out_kind, reference_data& ref, const tolerance& tol, double k,
-                   const call_check& ctx, const json& base_entry, bool is_timed) {
+json check_outputs(shared_arena& arena, const call_spec& c, const std::vector<arena_slot>& layout, slot_kind out_kind,
+                   reference_data& ref, const tolerance& tol, double k, const call_check& ctx, const json& base_entry,
+                   bool is_timed) {
   if (g_scope.generate_input != nullptr && ref.source != nullptr)
     return check_by_problem(arena, c, layout, out_kind, ref, tol, k, ctx, base_entry, is_timed);
   if (g_scope.qr_oracle) return check_outputs_qr(arena, c, layout, out_kind, ref, ctx, base_entry, is_timed);
@@ -483,14 +450,20 @@ json check_outputs(shared_arena& arena, const call_spec& c, const std::vector<ar
     n_unwritten += cr.n_unwritten;
     if (worst.is_null()) worst = worst_json(cr);
     if (!cr.pass) {
-      entry.update(json{{"status", "fail"}, {"max_abs_err", cr.max_abs_err}, {"max_rel_err", cr.max_rel_err},
-                        {"norm_rel_err", cr.norm_rel_err}, {"n_bad", cr.n_bad}, {"n_unwritten", cr.n_unwritten},
-                        {"worst", worst_json(cr)}, {"output", c.outputs[i].name},
+      entry.update(json{{"status", "fail"},
+                        {"max_abs_err", cr.max_abs_err},
+                        {"max_rel_err", cr.max_rel_err},
+                        {"norm_rel_err", cr.norm_rel_err},
+                        {"n_bad", cr.n_bad},
+                        {"n_unwritten", cr.n_unwritten},
+                        {"worst", worst_json(cr)},
+                        {"output", c.outputs[i].name},
                         {"message", "output " + c.outputs[i].name + ": " + cr.reason}});
       if (cr.worst && entry["worst"].is_object())
         entry["worst"]["envelope"] = envelope_evidence(ref, i, cr.worst->index);
-      std::string rule_name = cr.n_unwritten > 0 ? "unwritten_output"
-                              : cr.n_nan_mismatch > 0 ? "nan_mismatch" : "tolerance";
+      std::string rule_name = cr.n_unwritten > 0      ? "unwritten_output"
+                              : cr.n_nan_mismatch > 0 ? "nan_mismatch"
+                                                      : "tolerance";
       if (is_timed) rule_name = "timed_output_mismatch";
       std::vector<std::string> reasons{
           ctx.context + " (" + case_circumstances(*ctx.pc, c) + "): output " + c.outputs[i].name + ": " + cr.reason,
@@ -500,8 +473,13 @@ json check_outputs(shared_arena& arena, const call_spec& c, const std::vector<ar
       throw rejection{verdict{rule(rule_name).status, rule_name, reasons, json{{"case", entry}}}};
     }
   }
-  entry.update(json{{"status", "pass"}, {"max_abs_err", max_abs}, {"max_rel_err", max_rel},
-                    {"norm_rel_err", norm_rel}, {"n_bad", n_bad}, {"n_unwritten", n_unwritten}, {"worst", worst}});
+  entry.update(json{{"status", "pass"},
+                    {"max_abs_err", max_abs},
+                    {"max_rel_err", max_rel},
+                    {"norm_rel_err", norm_rel},
+                    {"n_bad", n_bad},
+                    {"n_unwritten", n_unwritten},
+                    {"worst", worst}});
   return entry;
 }
 
@@ -522,14 +500,16 @@ void check_inputs_unchanged(shared_arena& arena, const call_spec& c, const std::
       const double now = load_as_double(after, c.inputs[i].desc.type, first);
       reject_rule("input_modified",
                   {context + ": input " + c.inputs[i].desc.name + " changed by the call: " + std::to_string(changed) +
-                   " element(s), first at flat index " + std::to_string(first) + " (" + std::to_string(was) +
-                   " -> " + std::to_string(now) + ")"},
-                  json{{"input", c.inputs[i].desc.name}, {"elements_changed", changed}, {"first_index", first},
-                       {"before", was}, {"after", now}});
+                   " element(s), first at flat index " + std::to_string(first) + " (" + std::to_string(was) + " -> " +
+                   std::to_string(now) + ")"},
+                  json{{"input", c.inputs[i].desc.name},
+                       {"elements_changed", changed},
+                       {"first_index", first},
+                       {"before", was},
+                       {"after", now}});
     }
   }
 }
-
 
 void check_evidence(const json& ev, const std::string& context) {
   if (ev.contains("guards") && !ev["guards"].empty())
@@ -555,10 +535,11 @@ void check_evidence(const json& ev, const std::string& context) {
           if (name.rfind("kj_", 0) == 0 || name.find("kjudge") != std::string::npos) continue;
           const auto& own = g_scope.library.own_kernels;
           if (std::find(own.begin(), own.end(), name) != own.end()) continue;
-          reject_rule("library_call",
-                      {context + ": kernel " + name + " is not among the " + std::to_string(own.size()) +
-                       " entry function(s) compiled from the candidate's source, and this problem forbids library kernels"},
-                      json{{"kernel", name}, {"own_kernels", own}, {"trace", t}, {"context", context}});
+          reject_rule(
+              "library_call",
+              {context + ": kernel " + name + " is not among the " + std::to_string(own.size()) +
+               " entry function(s) compiled from the candidate's source, and this problem forbids library kernels"},
+              json{{"kernel", name}, {"own_kernels", own}, {"trace", t}, {"context", context}});
         }
       if (t.value("ending_after_window", 0) > 0) {
         json first = nullptr;
@@ -571,7 +552,8 @@ void check_evidence(const json& ev, const std::string& context) {
                     {context + ": " + std::to_string(t.value("ending_after_window", 0)) +
                      " kernel(s) or copies ended after the stop event" +
                      (first.is_object() ? " (first: " + first.value("name", std::string("?")) + " on stream " +
-                                              std::to_string(first.value("stream", 0)) + ")" : std::string())},
+                                              std::to_string(first.value("stream", 0)) + ")"
+                                        : std::string())},
                     json{{"trace", t}, {"context", context}});
       }
     }
@@ -590,7 +572,7 @@ json environment_json(const json& worker_env) {
 }
 
 // The stale-output probe (rule stale_output): the call just checked is run again with a few
-// elements of every input changed (guards/probes.hpp). A candidate that hands back an earlier
+// elements of every input changed (inputs/perturbation.hpp). A candidate that hands back an earlier
 // result, cached by pointer, by shape or by a hash of part of the input, returns the previous
 // call's output; an honest one the new one. The output is judged against this call's reference
 // first; only if it fails there and matches the previous call's reference is the rule
@@ -604,24 +586,34 @@ void stale_output_probe(worker_process& cand, worker_process& ref, const call_sp
   reference_data rd = run_reference(ref, probe, wants_full_envelope(probe), g_scope.generate_input == nullptr);
   const std::string context = "case " + pc.id + " (stale-output probe: the previous call's inputs with " +
                               std::to_string(perturbed_elements) + " elements of each input changed)";
-  json ran = get_json(cand.request(json{{"type", "run"}, {"call", to_json(probe)}, {"repeats", 1}, {"trace", g_scope.trace}}, timeout_s),
-                      context, "ran");
-  json base{{"id", pc.id + "-stale-probe"}, {"kind", "probe"}, {"shape", pc.shape_string()}, {"symbols", pc.symbols},
-            {"distribution", probe.distribution}, {"seed", seed_hex(probe.seed)}, {"perturbed", true}};
+  json ran =
+      get_json(cand.request(json{{"type", "run"}, {"call", to_json(probe)}, {"repeats", 1}, {"trace", g_scope.trace}},
+                            timeout_s),
+               context, "ran");
+  json base{{"id", pc.id + "-stale-probe"},
+            {"kind", "probe"},
+            {"shape", pc.shape_string()},
+            {"symbols", pc.symbols},
+            {"distribution", probe.distribution},
+            {"seed", seed_hex(probe.seed)},
+            {"perturbed", true}};
   for (const auto& rc : ran["rc"])
-    if (rc.get<int>() != 0) reject_rule("nonzero_return", {context + ": kj_run returned " + rc.dump()}, json{{"case", base}});
+    if (rc.get<int>() != 0)
+      reject_rule("nonzero_return", {context + ": kj_run returned " + rc.dump()}, json{{"case", base}});
   check_evidence(ran, context);
   const auto layout = candidate_layout(probe, 1);
   check_inputs_unchanged(cand.arena(), probe, layout, rd, context);
   try {
-    cases.push_back(check_outputs(cand.arena(), probe, layout, slot_kind::output, rd, tol, k, call_check{context, &pc}, base, false));
+    cases.push_back(check_outputs(cand.arena(), probe, layout, slot_kind::output, rd, tol, k, call_check{context, &pc},
+                                  base, false));
   } catch (rejection& now_wrong) {
     bool matches_previous = true;
     try {
       // The previous call's reference again (its worker's arena now holds the probe's): only on
       // this path, where a candidate already failed.
       reference_data prev_rd = run_reference(ref, prev, wants_full_envelope(prev), g_scope.generate_input == nullptr);
-      check_outputs(cand.arena(), prev, layout, slot_kind::output, prev_rd, tol, k, call_check{context, &pc}, base, false);
+      check_outputs(cand.arena(), prev, layout, slot_kind::output, prev_rd, tol, k, call_check{context, &pc}, base,
+                    false);
     } catch (rejection&) {
       matches_previous = false;
     }
@@ -631,11 +623,12 @@ void stale_output_probe(worker_process& cand, worker_process& ref, const call_sp
       changed.push_back(json{{"input", probe.inputs[i].desc.name},
                              {"flat_indices", perturbed_indices(probe.perturb, static_cast<int>(i),
                                                                 probe.inputs[i].desc, probe.inputs[i].structure)}});
-    reject_rule("stale_output",
-                {context + ": the output is the previous call's result, not this call's: it passes against the previous "
-                           "inputs' reference and fails against the new ones'",
-                 now_wrong.v.reasons.empty() ? std::string() : now_wrong.v.reasons[0]},
-                json{{"case", now_wrong.v.evidence.value("case", json())}, {"changed_elements", changed}});
+    reject_rule(
+        "stale_output",
+        {context + ": the output is the previous call's result, not this call's: it passes against the previous "
+                   "inputs' reference and fails against the new ones'",
+         now_wrong.v.reasons.empty() ? std::string() : now_wrong.v.reasons[0]},
+        json{{"case", now_wrong.v.evidence.value("case", json())}, {"changed_elements", changed}});
   }
 }
 
@@ -646,12 +639,12 @@ void stale_output_probe(worker_process& cand, worker_process& ref, const call_sp
 // calls are what every checked case already ran, so a candidate that got this far passes them).
 // - An untimed call fails too: the failure is the kernel's answer on these inputs and the verdict
 //   is the untimed rule's (wrong_result): honest torch's TF32 rounding tail, one element of 10^8,
-//   was labelled a hack on KernelBench level 2 (#1, session 13).
+//   was labelled a hack on KernelBench level 2 (#1, 2026-12-04, H200).
 // - Both pass, but the kernel is nondeterministic (the two untimed outputs differ bitwise, or a
 //   checked case's repeat did): a call-to-call variation that crossed the tolerance once cannot be
 //   told from a change under timing, so the label is rule nondeterministic (wrong_result), which
 //   says what was seen: the same inputs gave a passing and a failing output (atomics whose
-//   summation order moves the rounding tail; session 18).
+//   summation order moves the rounding tail; 2026-12-06, H100).
 // - Both pass with bitwise-equal outputs and no checked case varied: the kernel is deterministic
 //   untimed and its timed output differs, so the output changed under timing; the hack stands.
 // - The rerun cannot run: the hack stands, with why. In every case the candidate is rejected:
@@ -782,11 +775,12 @@ std::optional<clock_check> batch_clock_ratio(worker_process& w, const call_spec&
     call_spec c = call;
     c.seed = seed;
     const auto t0 = clock_type::now();
-    json r = get_json(w.request(json{{"type", "warm_batch"}, {"call", to_json(c)}, {"count", count}, {"sets", sets}},
-                                timeout_s),
-                      "the clock cross-check", "warm_done");
+    json r = get_json(
+        w.request(json{{"type", "warm_batch"}, {"call", to_json(c)}, {"count", count}, {"sets", sets}}, timeout_s),
+        "the clock cross-check", "warm_done");
     const double wall = since(t0);
-    if (r.value("rc", 0) != 0) reject_rule("nonzero_return", {"the clock cross-check: kj_run returned " + r["rc"].dump()});
+    if (r.value("rc", 0) != 0)
+      reject_rule("nonzero_return", {"the clock cross-check: kj_run returned " + r["rc"].dump()});
     return std::pair<double, double>{r.value("seconds_total", -1.0), wall};
   };
   const auto [r1, w1] = batch(n1);
@@ -849,13 +843,17 @@ std::vector<baseline_calibration> calibrate_baselines(const std::vector<timed_pa
     for (std::size_t q = 1; q < parties.size(); ++q) {
       worker_process& w = *parties[q].worker;
       const std::string ctx = "calibration of " + parties[q].name + " on " + bench[c]->id;
-      get_json(w.request(json{{"type", "time_begin"}, {"call", to_json(base_call)}, {"mode", o.mode}}, o.call_timeout_seconds),
+      get_json(w.request(json{{"type", "time_begin"}, {"call", to_json(base_call)}, {"mode", o.mode}},
+                         o.call_timeout_seconds),
                ctx, "time_ready");
       baseline_calibration cal{c, q, {}};
       for (int i = 0; i < calibration_samples; ++i) {
-        const std::uint64_t seed = mix_seed(secret, 0x63616c6962000000ULL + (c << 16) + (q << 8) + static_cast<std::uint64_t>(i));
-        const json smp = get_json(w.request(json{{"type", "sample"}, {"seed", seed}}, o.call_timeout_seconds), ctx, "sampled");
-        if (smp.value("rc", 0) == 0 && smp.value("seconds", -1.0) >= 0) cal.samples.push_back(smp["seconds"].get<double>());
+        const std::uint64_t seed =
+            mix_seed(secret, 0x63616c6962000000ULL + (c << 16) + (q << 8) + static_cast<std::uint64_t>(i));
+        const json smp =
+            get_json(w.request(json{{"type", "sample"}, {"seed", seed}}, o.call_timeout_seconds), ctx, "sampled");
+        if (smp.value("rc", 0) == 0 && smp.value("seconds", -1.0) >= 0)
+          cal.samples.push_back(smp["seconds"].get<double>());
         get_json(w.request(json{{"type", "discard"}}, o.call_timeout_seconds), ctx, "discarded");
       }
       get_json(w.request(json{{"type", "time_end"}}, o.call_timeout_seconds), ctx, "time_done");
@@ -870,8 +868,8 @@ std::vector<baseline_calibration> calibrate_baselines(const std::vector<timed_pa
 // the rule background_work judges the candidate's CPU time; this also sees what takes no CPU time
 // of the candidate's (work it queued on a device, say) and what the machine did meanwhile.
 json baseline_drift(const std::vector<baseline_calibration>& calibration,
-                    const std::vector<std::vector<std::vector<double>>>& per_round, const std::vector<timed_party>& parties,
-                    const std::vector<const planned_case*>& bench) {
+                    const std::vector<std::vector<std::vector<double>>>& per_round,
+                    const std::vector<timed_party>& parties, const std::vector<const planned_case*>& bench) {
   json out = json::array();
   for (const auto& cal : calibration) {
     const auto& rounds = per_round[cal.c][cal.q];
@@ -902,7 +900,6 @@ json clock_summary(std::vector<double> mhz) {
   const auto [lo, hi] = std::minmax_element(mhz.begin(), mhz.end());
   return json{{"median", stats::median(mhz)}, {"min", *lo}, {"max", *hi}, {"n", mhz.size()}};
 }
-
 
 // Host memory the evaluation will touch at its largest call: the reference worker's arena
 // (inputs, same-dtype, perturbed and float64 outputs), the candidate's (two output sets, the
@@ -939,8 +936,8 @@ struct host_memory_plan {
   bool beside = true;
 };
 
-host_memory_plan check_host_memory(const case_plan& plan, const eval_options& o, const problem_spec& p, std::size_t n_torch,
-                                   bool fresh_timing_worker) {
+host_memory_plan check_host_memory(const case_plan& plan, const eval_options& o, const problem_spec& p,
+                                   std::size_t n_torch, bool fresh_timing_worker) {
   host_memory_plan hp;
   const std::uint64_t avail = mem_available_bytes();
   hp.available = avail;
@@ -975,7 +972,8 @@ host_memory_plan check_host_memory(const case_plan& plan, const eval_options& o,
     std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(avail) / (1ull << 30));
     throw usage_error(p.name + ": case " + worst_case + " needs about " + need +
                       " of host memory (the reference's inputs, same-dtype, perturbed and float64 outputs, and each "
-                      "party's buffers), more than the " + std::string(buf) + " this machine has available");
+                      "party's buffers), more than the " +
+                      std::string(buf) + " this machine has available");
   }
   hp.needed = worst;
   hp.needed_beside = std::max(worst, worst_beside);
@@ -1015,7 +1013,8 @@ sanitizer_summary parse_sanitizer_report(const std::string& text) {
       s.errors = std::atol(line.c_str() + at + 15);
     } else if (const auto rc = line.find("RACECHECK SUMMARY: "); rc != std::string::npos) {
       s.found_summary = true;
-      if (const auto e = line.find('('); e != std::string::npos) s.errors = std::max(s.errors, std::atol(line.c_str() + e + 1));
+      if (const auto e = line.find('('); e != std::string::npos)
+        s.errors = std::max(s.errors, std::atol(line.c_str() + e + 1));
     }
     if (line.rfind("========= ", 0) == 0 && s.first_error.empty() &&
         (line.find("Invalid") != std::string::npos || line.find("Error") != std::string::npos ||
@@ -1078,18 +1077,20 @@ json evaluate(const eval_options& o) {
     if (o.device != "cuda") throw usage_error("--sanitize " + o.sanitize + ": needs --device cuda");
     if (python_candidate) throw usage_error("--sanitize: CUDA candidates (.cu) only");
     if (compute_sanitizer_path().empty())
-      throw usage_error("--sanitize: compute-sanitizer not found ($KJUDGE_COMPUTE_SANITIZER, /usr/local/cuda/bin, PATH)");
+      throw usage_error(
+          "--sanitize: compute-sanitizer not found ($KJUDGE_COMPUTE_SANITIZER, /usr/local/cuda/bin, PATH)");
   }
   const std::string source = read_file(o.candidate);
   const std::string candidate_sha = sha256_hex(source);
   const tolerance tol = tolerance_for(p, variant, o.tf32 && p.tf32_allowed);
   // Cleared however evaluate() leaves (generate_input points at this frame's pyp).
-  struct scope_guard {
+  struct scope_guard {  // NOLINT(cppcoreguidelines-special-member-functions): a scope guard, never copied
     scope_guard() { g_scope = evaluation_scope{}; }
     ~scope_guard() { g_scope = evaluation_scope{}; }
   } scope_reset;
   g_scope.tf32_envelope = o.tf32 && p.tf32_allowed;
-  for (const auto& out : p.outputs) g_scope.envelope_groups.push_back(out.envelope_group == error_group::element_wise ? 1 : 0);
+  for (const auto& out : p.outputs)
+    g_scope.envelope_groups.push_back(out.envelope_group == error_group::element_wise ? 1 : 0);
   g_scope.qr_oracle = p.check == "qr";
   g_scope.trace = o.trace;
   // GPU MODE imports: a Python candidate gets generate_input's inputs and check_implementation's
@@ -1099,14 +1100,19 @@ json evaluate(const eval_options& o) {
   json result{{"schema", "kjudge.result/1"},
               {"kjudge_version", KJUDGE_VERSION},
               {"created_at", utc_now()},
-              {"problem", {{"name", p.name}, {"dtype", std::string(dtype_name(variant))}, {"device", o.device},
-                           {"spec", p.file.string()}, {"spec_sha256", sha256_hex(read_file(p.file))},
-                           {"content_sha256", problem_content_sha256(p.dir)}}},
-              {"candidate", {{"path", std::filesystem::absolute(o.candidate).string()}, {"sha256", candidate_sha}, {"info", ""}}},
+              {"problem",
+               {{"name", p.name},
+                {"dtype", std::string(dtype_name(variant))},
+                {"device", o.device},
+                {"spec", p.file.string()},
+                {"spec_sha256", sha256_hex(read_file(p.file))},
+                {"content_sha256", problem_content_sha256(p.dir)}}},
+              {"candidate",
+               {{"path", std::filesystem::absolute(o.candidate).string()}, {"sha256", candidate_sha}, {"info", ""}}},
               {"device", o.device},
               {"mode", o.mode},
-              {"tolerance", {{"rtol", tol.rtol}, {"atol", tol.atol}, {"k", p.conditioning_k},
-                             {"tf32", o.tf32 && p.tf32_allowed}}},
+              {"tolerance",
+               {{"rtol", tol.rtol}, {"atol", tol.atol}, {"k", p.conditioning_k}, {"tf32", o.tf32 && p.tf32_allowed}}},
               {"cases", json::array()},
               {"timing", nullptr},
               {"speedup", nullptr},
@@ -1120,8 +1126,11 @@ json evaluate(const eval_options& o) {
                                            : "elementwise oracle against ref_kernel; inputs drawn by kjudge";
   // check = "qr": what bounds the per-matrix backward errors (src/oracle/qr_check.hpp).
   if (g_scope.qr_oracle)
-    result["tolerance"]["qr"] = json{{"c", qr_check_c}, {"n_floor", qr_check_n_floor}, {"unit_roundoff", unit_roundoff(variant)},
-                                     {"bound", "c * max(n, n_floor) * unit_roundoff on ||A - QR||_F/||A||_F and ||Q^T Q - I||_F, per matrix"}};
+    result["tolerance"]["qr"] =
+        json{{"c", qr_check_c},
+             {"n_floor", qr_check_n_floor},
+             {"unit_roundoff", unit_roundoff(variant)},
+             {"bound", "c * max(n, n_floor) * unit_roundoff on ||A - QR||_F/||A||_F and ||Q^T Q - I||_F, per matrix"}};
 
   plan_options po;
   po.device = o.device;
@@ -1134,7 +1143,6 @@ json evaluate(const eval_options& o) {
   register_secret(std::to_string(secret));
   register_secret(seed_hex(secret));
   register_secret(fmt::format("{:x}", secret));
-  std::mt19937_64 decision_rng(mix_seed(secret, 0x7265636865636bULL));  // recheck choices
   // --shape-scale (KernelBench imports, docs/python.md): hidden cases at other sizes, judged with a
   // reference (and a Python candidate) constructed under the variant's constants.
   shape_scale_plan shape_plan;
@@ -1185,9 +1193,10 @@ json evaluate(const eval_options& o) {
       verdict violation;
       violation.status = rule("sandbox_violation").status;
       violation.rule = "sandbox_violation";
-      violation.reasons = {fmt::format("the sandbox refused {} system call(s) of the candidate's processes ({}); "
-                                       "the verdict it would otherwise have had: {}",
-                                       candidate_denied.size(), what, std::string(verdict_status_name(given.status)))};
+      violation.reasons = {
+          fmt::format("the sandbox refused {} system call(s) of the candidate's processes ({}); "
+                      "the verdict it would otherwise have had: {}",
+                      candidate_denied.size(), what, std::string(verdict_status_name(given.status)))};
       violation.evidence = json{{"denied", candidate_denied}, {"verdict_otherwise", given.to_json()}};
       v = violation;
     }
@@ -1224,15 +1233,17 @@ json evaluate(const eval_options& o) {
     const bool python_device_reference =
         python_reference && o.device == "cuda" && !o.host_reference && !pyp.problem_check();
     result["reference_device"] = device_reference || python_device_reference ? "cuda" : "cpu";
-    const std::filesystem::path ref_source = python_reference ? pyp.file : device_reference ? *p.reference_cu : *p.reference_cpp;
+    const std::filesystem::path ref_source = python_reference   ? pyp.file
+                                             : device_reference ? *p.reference_cu
+                                                                : *p.reference_cpp;
     build_request ref_req{ref_source, device_reference ? "cuda" : "cpu"};
     // The parties compile at once (nvcc is one process per source; a cold cache otherwise pays
     // the compiles one after another in the time to verdict): the candidate and the baselines
     // in the background, the reference here. Baselines are built only when timed.
-    std::future<build_result> cand_future =
-        std::async(std::launch::async, [&o, python_candidate] {
-          return python_candidate ? python_build_result(o.candidate) : build_candidate(build_request{o.candidate, o.device});
-        });
+    std::future<build_result> cand_future = std::async(std::launch::async, [&o, python_candidate] {
+      return python_candidate ? python_build_result(o.candidate)
+                              : build_candidate(build_request{o.candidate, o.device});
+    });
     std::map<std::string, std::shared_future<build_result>> baseline_builds;
     if (o.timing)
       for (const auto& b : p.baselines)
@@ -1242,9 +1253,12 @@ json evaluate(const eval_options& o) {
                                     }).share();
     const build_result ref_build = python_reference ? python_build_result(ref_source) : build_candidate(ref_req);
     const build_result cand_build = cand_future.get();
-    if (!ref_build.ok) throw internal_error("the reference of " + p.name + " does not compile:\n" + ref_build.diagnostics);
-    result["build"] = json{{"compiler", cand_build.compiler}, {"command", cand_build.command},
-                           {"seconds", cand_build.seconds}, {"cached", cand_build.cached},
+    if (!ref_build.ok)
+      throw internal_error("the reference of " + p.name + " does not compile:\n" + ref_build.diagnostics);
+    result["build"] = json{{"compiler", cand_build.compiler},
+                           {"command", cand_build.command},
+                           {"seconds", cand_build.seconds},
+                           {"cached", cand_build.cached},
                            {"resources", cand_build.resources}};
     // A cached build that failed its check was rebuilt (builder.hpp): said here, per party.
     for (const auto* b : {&cand_build, &ref_build})
@@ -1255,7 +1269,8 @@ json evaluate(const eval_options& o) {
       g_scope.library.forbid = true;
       if (cand_build.resources.is_array())
         for (const auto& r : cand_build.resources)
-          if (r.is_object() && r.contains("kernel")) g_scope.library.own_kernels.push_back(r["kernel"].get<std::string>());
+          if (r.is_object() && r.contains("kernel"))
+            g_scope.library.own_kernels.push_back(r["kernel"].get<std::string>());
     }
     if (!cand_build.ok) {
       std::string diag = cand_build.diagnostics;
@@ -1285,7 +1300,8 @@ json evaluate(const eval_options& o) {
     for (const auto& c : plan.bench_cases) account(c);
     for (const auto& v : shape_plan.variants)
       for (const auto& c : v.cases) account(c);
-    for (const auto& c : plan.bench_cases) arena_timed = std::max(arena_timed, layout_bytes(candidate_layout(to_call(c), 1)));
+    for (const auto& c : plan.bench_cases)
+      arena_timed = std::max(arena_timed, layout_bytes(candidate_layout(to_call(c), 1)));
     if (!plan.public_cases.empty())  // timed in place of bench cases when a problem has none
       arena_timed = std::max(arena_timed, layout_bytes(candidate_layout(to_call(plan.public_cases.back()), 1)));
     // The candidate is timed in a fresh worker of its own, started with the baselines', not in the
@@ -1293,19 +1309,19 @@ json evaluate(const eval_options& o) {
     // as every baseline's (loaded, warmed up, timed). On the H200 the A/A of KernelBench #61
     // (conv_transpose3d, 9 ms) timed in the correctness worker moved by 3.9% between runs with
     // the candidate slower on average by 1.5% over six runs, each run's CI a few 0.01% wide
-    // (bench/results/h200/README.md, session 7). KJUDGE_TIMING_WORKER=shared (an experiment for
+    // (docs/notebook/2026-12-03-fresh-timing-worker.md). KJUDGE_TIMING_WORKER=shared (an experiment for
     // measuring that difference) times it in the correctness worker as before.
     // A Python candidate's timing worker is warmed up as a torch baseline's is: two untimed
     // warm_batch calls per timed case in every set, before time_begin's own untimed call. With
     // the candidate given time_begin's call alone, the A/A of KernelBench #68 (conv_transpose3d,
-    // 35 ms, cuDNN) put identical code at 0.945 in session 10, 0.942 in session 11 and 1.0088
-    // [1.0079, 1.0100] in session 12, each time with the same offset in all three sets of fresh
+    // 35 ms, cuDNN) put identical code at 0.945 on 2026-12-03 on the H200, 0.942 on 2026-12-03 on the H200 and 1.0088
+    // [1.0079, 1.0100] on 2026-12-04 on the H200, each time with the same offset in all three sets of fresh
     // workers and the same kernels launched (the census): a systematic effect of the asymmetric
     // history (the caching allocator's state is the likeliest), which the symmetric warm-up
-    // removed (0.9962 [0.9862, 1.0048] in the same session-12 call; docs/design.md, session 12).
-    // Experiment switches, recorded in timing.experiment_switches: KJUDGE_CANDIDATE_WARM_BATCH=0
-    // restores the asymmetric warm-up; KJUDGE_TIMING_PIN=0 leaves the candidate's arena unpinned
-    // (the rechecks' copies go through the driver's staging; no effect on #68 in session 11).
+    // removed (0.9962 [0.9862, 1.0048] in the same run, 2026-12-04 on the H200;
+    // docs/notebook/2026-12-04-symmetric-warm-up.md). Experiment switches, recorded in timing.experiment_switches:
+    // KJUDGE_CANDIDATE_WARM_BATCH=0 restores the asymmetric warm-up; KJUDGE_TIMING_PIN=0 leaves the candidate's arena
+    // unpinned (the rechecks' copies go through the driver's staging; no effect on #68 on 2026-12-03 on the H200).
     const auto env_is = [](const char* name, std::string_view value) {
       const char* v = std::getenv(name);
       return v != nullptr && std::string_view(v) == value;
@@ -1393,8 +1409,9 @@ json evaluate(const eval_options& o) {
     };
     std::vector<launched_party> launched;
     if (o.timing && !python_reference)
-      launched.push_back({"reference", "baseline-reference",
-                          worker_process::launch(worker_options_for(ref_build.library, "baseline", "baseline-reference", json()))});
+      launched.push_back(
+          {"reference", "baseline-reference",
+           worker_process::launch(worker_options_for(ref_build.library, "baseline", "baseline-reference", json()))});
     for (const auto& kind : torch_kinds) {
       std::string label = kind;
       std::replace(label.begin(), label.end(), ':', '-');
@@ -1435,16 +1452,19 @@ json evaluate(const eval_options& o) {
       ref_started = worker_process::launch(wo);
     }
     const json cand_party =
-        python_candidate ? python_party(p, pyp, "candidate", o.candidate, python_party_kind(pyp, "candidate"),
-                                        // A/A: the problem's own Python file judged as a candidate runs its entry.
-                                        python_candidate_is_reference(o.candidate, pyp) ? pyp.entry : pyp.candidate_entry,
-                                        std::nullopt, o.tf32, o.device, variant, py_setup)
-                         : json();
-    auto cand_started = worker_process::launch(worker_options_for(cand_build.library, "candidate", "candidate", cand_party));
+        python_candidate
+            ? python_party(p, pyp, "candidate", o.candidate, python_party_kind(pyp, "candidate"),
+                           // A/A: the problem's own Python file judged as a candidate runs its entry.
+                           python_candidate_is_reference(o.candidate, pyp) ? pyp.entry : pyp.candidate_entry,
+                           std::nullopt, o.tf32, o.device, variant, py_setup)
+            : json();
+    auto cand_started =
+        worker_process::launch(worker_options_for(cand_build.library, "candidate", "candidate", cand_party));
     // The candidate's timing worker loads while the correctness checks run (see fresh_timing_worker)
     // where host memory holds both; else it starts once the checks' worker has stopped.
     const auto launch_timing_worker = [&] {
-      return worker_process::launch(worker_options_for(cand_build.library, "candidate", "candidate-timing", cand_party, true));
+      return worker_process::launch(
+          worker_options_for(cand_build.library, "candidate", "candidate-timing", cand_party, true));
     };
     std::optional<std::variant<worker_process, worker_failure>> cand_timing_started;
     if (o.timing && fresh_timing_worker && memory_plan.beside) cand_timing_started.emplace(launch_timing_worker());
@@ -1453,8 +1473,8 @@ json evaluate(const eval_options& o) {
       if (std::holds_alternative<worker_process>(ref_started))
         if (auto f = std::get<worker_process>(ref_started).await_ready()) ref_started = std::move(*f);
       if (std::holds_alternative<worker_failure>(ref_started))
-        throw usage_error("the reference worker failed to start: " + std::get<worker_failure>(ref_started).message + "\n" +
-                             std::get<worker_failure>(ref_started).log_tail);
+        throw usage_error("the reference worker failed to start: " + std::get<worker_failure>(ref_started).message +
+                          "\n" + std::get<worker_failure>(ref_started).log_tail);
       workers.push_back(std::make_unique<worker_process>(std::get<worker_process>(std::move(ref_started))));
       ref = workers.back().get();
     }
@@ -1497,17 +1517,18 @@ json evaluate(const eval_options& o) {
       auto r = worker_process::start(wo);
       if (std::holds_alternative<worker_failure>(r))
         throw usage_error("the reference worker of shape variant " + sv.label + " failed to start: " +
-                             std::get<worker_failure>(r).message + "\n" + std::get<worker_failure>(r).log_tail);
+                          std::get<worker_failure>(r).message + "\n" + std::get<worker_failure>(r).log_tail);
       workers.push_back(std::make_unique<worker_process>(std::get<worker_process>(std::move(r))));
       worker_process* vref = workers.back().get();
       // A Python candidate is constructed under the variant's init inputs and constants too; a C++
       // candidate takes its shapes from each call.
       worker_process* vcand = main_cand;
       if (python_candidate)
-        vcand = start_worker(cand_build.library, "candidate", "candidate-shape-" + sv.label,
-                             python_party(p, sv.pyp, "candidate", o.candidate, python_party_kind(sv.pyp, "candidate"),
-                                          python_candidate_is_reference(o.candidate, sv.pyp) ? sv.pyp.entry : sv.pyp.candidate_entry,
-                                          std::nullopt, o.tf32, o.device, variant, find_python_setup()));
+        vcand = start_worker(
+            cand_build.library, "candidate", "candidate-shape-" + sv.label,
+            python_party(p, sv.pyp, "candidate", o.candidate, python_party_kind(sv.pyp, "candidate"),
+                         python_candidate_is_reference(o.candidate, sv.pyp) ? sv.pyp.entry : sv.pyp.candidate_entry,
+                         std::nullopt, o.tf32, o.device, variant, find_python_setup()));
       return {vref, vcand};
     };
     int done = 0;
@@ -1538,9 +1559,13 @@ json evaluate(const eval_options& o) {
       }
       if (hidden && !rd.finite()) {
         ++done;
-        result["cases"].push_back(json{{"id", pc->id}, {"kind", "hidden"}, {"shape", pc->shape_string()},
-                                       {"symbols", pc->symbols}, {"distribution", pc->distribution},
-                                       {"seed", seed_hex(call.seed)}, {"status", "skipped"},
+        result["cases"].push_back(json{{"id", pc->id},
+                                       {"kind", "hidden"},
+                                       {"shape", pc->shape_string()},
+                                       {"symbols", pc->symbols},
+                                       {"distribution", pc->distribution},
+                                       {"seed", seed_hex(call.seed)},
+                                       {"status", "skipped"},
                                        {"message", "reference not finite on 9 draws; case skipped"}});
         continue;
       }
@@ -1549,18 +1574,25 @@ json evaluate(const eval_options& o) {
       // The candidate process's threads around the call, as the kernel counts them: a call that
       // leaves threads behind is told from one that joins them (evidence beside deferred_work).
       const int threads_before = cand->usage(false).threads;
-      json ran = get_json(cand->request(json{{"type", "run"}, {"call", to_json(call)}, {"repeats", repeats}, {"trace", o.trace}},
-                                        o.call_timeout_seconds * repeats),
-                          context, "ran");
+      json ran = get_json(
+          cand->request(json{{"type", "run"}, {"call", to_json(call)}, {"repeats", repeats}, {"trace", o.trace}},
+                        o.call_timeout_seconds * repeats),
+          context, "ran");
       const int threads_after = cand->usage(false).threads;
-      json base{{"id", pc->id}, {"kind", std::string(case_kind_name(pc->kind))}, {"shape", pc->shape_string()},
-                {"symbols", pc->symbols}, {"distribution", call.distribution}, {"seed", seed_hex(call.seed)},
+      json base{{"id", pc->id},
+                {"kind", std::string(case_kind_name(pc->kind))},
+                {"shape", pc->shape_string()},
+                {"symbols", pc->symbols},
+                {"distribution", call.distribution},
+                {"seed", seed_hex(call.seed)},
                 {"threads", {{"before", threads_before}, {"after", threads_after}}}};
       for (const auto& rc : ran["rc"])
         if (rc.get<int>() != 0)
           reject_rule("nonzero_return",
                       {context + " (" + pc->shape_string() + "): kj_run returned " + rc.dump() +
-                       (ran.value("exception", "").empty() ? "" : " (exception: " + untrusted_text(ran.value("exception", ""), 2000) + ")")},
+                       (ran.value("exception", "").empty()
+                            ? ""
+                            : " (exception: " + untrusted_text(ran.value("exception", ""), 2000) + ")")},
                       json{{"case", base}});
       check_evidence(ran, context);
       const auto layout = candidate_layout(call, repeats);
@@ -1571,14 +1603,16 @@ json evaluate(const eval_options& o) {
         bool bitwise = true;
         for (std::size_t i = 0; i < call.outputs.size(); ++i) {
           // Views of the candidate's arena: its worker waits for the next request meanwhile.
-          const host_tensor a = tensor_from_arena(cand->arena(), find_slot(layout, slot_kind::output, int(i)), call.outputs[i], true);
-          const host_tensor b = tensor_from_arena(cand->arena(), find_slot(layout, slot_kind::output_repeat, int(i)), call.outputs[i], true);
+          const host_tensor a =
+              tensor_from_arena(cand->arena(), find_slot(layout, slot_kind::output, int(i)), call.outputs[i], true);
+          const host_tensor b = tensor_from_arena(cand->arena(), find_slot(layout, slot_kind::output_repeat, int(i)),
+                                                  call.outputs[i], true);
           const determinism_result dr = compare_runs(a, b);
           bitwise = bitwise && dr.bitwise_equal;
           // A repeat bitwise equal to the first call has the first call's verdict, just given;
           // only a different one is judged again (on KernelBench's 1e9-element outputs the
           // oracle's second pass took seconds a case), by the same conditioning-aware rule. Until
-          // session 18 the two calls were also compared with each other under the flat
+          // 2026-12-06, H100 the two calls were also compared with each other under the flat
           // atol + rtol * |x|, which rejected two outputs that each pass: an honest change of
           // summation order on a wide-range case (terms up to 1e4, whose ulp is 0.001) moved an
           // element by 0.002, beyond the flat allowance at a small result of their cancellation,
@@ -1609,7 +1643,8 @@ json evaluate(const eval_options& o) {
       ++done;
       if (!stale_probe_done) {
         stale_probe_done = true;
-        stale_output_probe(*cand, *ref, call, *pc, tol, p.conditioning_k, secret, o.call_timeout_seconds, result["cases"]);
+        stale_output_probe(*cand, *ref, call, *pc, tol, p.conditioning_k, secret, o.call_timeout_seconds,
+                           result["cases"]);
       }
     }
     ref = main_ref;
@@ -1632,7 +1667,8 @@ json evaluate(const eval_options& o) {
       progress("sanitizer", 0, 1, "compute-sanitizer --tool " + o.sanitize);
       const std::string tool = compute_sanitizer_path();
       if (tool.empty())
-        throw usage_error("--sanitize: compute-sanitizer not found ($KJUDGE_COMPUTE_SANITIZER, /usr/local/cuda/bin, PATH)");
+        throw usage_error(
+            "--sanitize: compute-sanitizer not found ($KJUDGE_COMPUTE_SANITIZER, /usr/local/cuda/bin, PATH)");
       const auto dir = scratch_root / "candidate-sanitizer";
       std::filesystem::create_directories(dir);
       const auto report = dir / "sanitizer.log";
@@ -1646,8 +1682,8 @@ json evaluate(const eval_options& o) {
       wo.scratch_dir = dir;
       wo.start_timeout_seconds = 300;
       wo.stop_grace_seconds = 120;
-      wo.launcher = {tool, "--tool", o.sanitize, "--log-file", report.string(), "--print-limit", "20",
-                     "--error-exitcode", "86"};
+      wo.launcher = {tool, "--tool",           o.sanitize, "--log-file", report.string(), "--print-limit",
+                     "20", "--error-exitcode", "86"};
       if (o.sanitize == "memcheck") wo.launcher.insert(wo.launcher.end(), {"--leak-check", "no"});
       auto started = worker_process::start(wo);
       if (std::holds_alternative<worker_failure>(started))
@@ -1662,7 +1698,8 @@ json evaluate(const eval_options& o) {
         const call_spec call = to_call(pc);
         const std::string ctx = "case " + pc.id + " under compute-sanitizer --tool " + o.sanitize;
         // The tool slows a call by 10-100x: a longer watchdog for these calls only.
-        worker_reply r = sw.request(json{{"type", "run"}, {"call", to_json(call)}, {"repeats", 1}}, o.call_timeout_seconds * 50);
+        worker_reply r =
+            sw.request(json{{"type", "run"}, {"call", to_json(call)}, {"repeats", 1}}, o.call_timeout_seconds * 50);
         ran_cases.push_back(pc.id);
         if (std::holds_alternative<worker_failure>(r)) {
           died = std::get<worker_failure>(r);
@@ -1684,8 +1721,8 @@ json evaluate(const eval_options& o) {
         throw internal_error("compute-sanitizer wrote no summary to " + report.string() + ":\n" + text.substr(0, 2000));
       if (ss.errors > 0)
         reject_rule("sanitizer",
-                    {"compute-sanitizer --tool " + o.sanitize + " reported " + std::to_string(ss.errors) + " error(s) on " +
-                     ran_cases.dump() + ": " + ss.first_error},
+                    {"compute-sanitizer --tool " + o.sanitize + " reported " + std::to_string(ss.errors) +
+                     " error(s) on " + ran_cases.dump() + ": " + ss.first_error},
                     ev);
       progress("sanitizer", 1, 1, "no errors");
     };
@@ -1718,13 +1755,15 @@ json evaluate(const eval_options& o) {
     progress("warm-up", 0, 1, "waiting for " + std::to_string(launched.size()) + " baseline worker(s)");
     std::size_t next_launched = 0;
     if (!python_reference)
-      parties.push_back({"reference", ref_source, sha256_hex(read_file(ref_source)), await_launched(launched[next_launched++]), false});
+      parties.push_back({"reference", ref_source, sha256_hex(read_file(ref_source)),
+                         await_launched(launched[next_launched++]), false});
     // PyTorch baselines: eager and torch.compile modes, TF32 as requested (on by default).
     json torch_info = nullptr;
     std::vector<std::size_t> python_parties;
     if (python_candidate) python_parties.push_back(0);
     if (!pyp.format.empty()) {
-      std::vector<std::string> kinds = o.torch_baselines.empty() ? default_torch_baselines(o.device) : o.torch_baselines;
+      std::vector<std::string> kinds =
+          o.torch_baselines.empty() ? default_torch_baselines(o.device) : o.torch_baselines;
       if (kinds.size() == 1 && kinds[0] == "none") kinds.clear();
       torch_info = json{{"tf32", o.tf32}, {"baselines", kinds}};
       if (!py_setup.unavailable.empty() && !kinds.empty()) torch_info["skipped"] = py_setup.unavailable;
@@ -1739,14 +1778,16 @@ json evaluate(const eval_options& o) {
     for (const auto& b : p.baselines) {
       if (b.device != o.device) continue;
       const auto bf = baseline_builds.find(b.name);
-      const build_result bb = bf != baseline_builds.end() ? bf->second.get() : build_candidate(build_request{b.source, o.device});
+      const build_result bb =
+          bf != baseline_builds.end() ? bf->second.get() : build_candidate(build_request{b.source, o.device});
       if (!bb.cache_note.empty()) result["build"]["cache_notes"].push_back(bb.cache_note);
       if (!bb.ok) throw internal_error("baseline " + b.name + " does not compile:\n" + bb.diagnostics);
-      parties.push_back({b.name, b.source, bb.source_sha256, start_worker(bb.library, "baseline", "baseline-" + b.name), false});
+      parties.push_back(
+          {b.name, b.source, bb.source_sha256, start_worker(bb.library, "baseline", "baseline-" + b.name), false});
     }
     for (std::size_t i = 1; i < parties.size(); ++i)
-      result["baselines"].push_back(json{{"name", parties[i].name}, {"source", parties[i].source.string()},
-                                         {"sha256", parties[i].sha256}});
+      result["baselines"].push_back(
+          json{{"name", parties[i].name}, {"source", parties[i].source.string()}, {"sha256", parties[i].sha256}});
     // torch.compile compiles on a shape's first call: done here, untimed, and reported apart; in
     // every epoch's fresh workers again (from the on-disk caches: reported per epoch).
     std::vector<call_spec> warm_calls;
@@ -1800,8 +1841,8 @@ json evaluate(const eval_options& o) {
     // a lower clock than another's is told apart from one whose code is slower (an A/A's bias).
     std::vector<std::vector<std::vector<double>>> all_mhz(nc, std::vector<std::vector<double>>(np));
     int rechecks = 0;
-    double recheck_seconds = 0;  // wall time of the rechecks (reference run, transfers, oracle)
-    double sample_seconds = 0;   // wall time of the "sample" requests (every party's timed calls)
+    double recheck_seconds = 0;            // wall time of the rechecks (reference run, transfers, oracle)
+    double sample_seconds = 0;             // wall time of the "sample" requests (every party's timed calls)
     double recheck_reference_seconds = 0;  // of the rechecks: the reference's runs and their copies
     // Where a recheck's time goes, seconds summed over rechecks: keep (the candidate's worker
     // probes for deferred work and copies its inputs back; the reference runs meanwhile),
@@ -1810,8 +1851,8 @@ json evaluate(const eval_options& o) {
     // The reference worker's own account of its requests for rechecks (its reply's phases_s:
     // input draws, runs, downloads), seconds summed over rechecks.
     std::map<std::string, double> recheck_reference_phase;
-    std::map<std::string, double> recheck_phase{{"keep", 0.0}, {"reference_wait", 0.0}, {"envelope", 0.0},
-                                                {"inputs", 0.0}, {"outputs", 0.0}};
+    std::map<std::string, double> recheck_phase{
+        {"keep", 0.0}, {"reference_wait", 0.0}, {"envelope", 0.0}, {"inputs", 0.0}, {"outputs", 0.0}};
     std::vector<double> wall_overhead;  // controller wall minus reported, seconds
     long disturbed_samples = 0;         // samples during which the OS preempted the call
     long throttled_samples = 0;         // cuda: samples under 0.9x the median SM clock, discarded
@@ -1822,14 +1863,6 @@ json evaluate(const eval_options& o) {
     std::size_t used_disturbed = 0;     // of those, used because too few undisturbed came
     const auto t_timing = clock_type::now();
     int rounds = 0;
-    auto halfwidth_ok = [&]() {
-      for (std::size_t c = 0; c < nc; ++c)
-        for (std::size_t q = 1; q < np; ++q) {
-          const auto s = stats::bootstrap_median_ratio(per_round[c][q], per_round[c][0], 0.95, 2000);
-          if ((s.ci.hi - s.ci.lo) / 2 > o.target_halfwidth * s.median) return false;
-        }
-      return true;
-    };
     std::map<std::string, double> peak_memory;  // cuda: party -> device bytes allocated during a call
     auto warm_up_parties = [&]() {
       // Warm-up, untimed: page tables, lazy binding, OpenMP thread pools, instruction caches and
@@ -1840,7 +1873,8 @@ json evaluate(const eval_options& o) {
         for (std::size_t q = 0; q < np; ++q) {
           worker_process& w = *parties[q].worker;
           const std::string ctx = "warm-up of " + parties[q].name + " on " + bench[c]->id;
-          get_json(w.request(json{{"type", "time_begin"}, {"call", to_json(base_call)}, {"mode", o.mode}}, o.call_timeout_seconds),
+          get_json(w.request(json{{"type", "time_begin"}, {"call", to_json(base_call)}, {"mode", o.mode}},
+                             o.call_timeout_seconds),
                    ctx, "time_ready");
           for (int i = 0; i < warmup_calls; ++i) {
             // cuda: the last warm-up call is traced, giving every party's device allocations during
@@ -1941,7 +1975,6 @@ json evaluate(const eval_options& o) {
     // them aside by SM clock). Every process of the evaluation: the controller, each party's
     // worker and what it started, the reference's worker.
     const bool measure_switches = o.device == "cpu";
-    constexpr double disturbance_share = 0.2;  // foreign CPU seconds per wall second of a sample index
     auto eval_processes = [&]() {
       std::vector<pid_t> pids{::getpid()};
       for (const auto& pt : parties) pids.push_back(pt.worker->pid());
@@ -1951,205 +1984,120 @@ json evaluate(const eval_options& o) {
     background_meter background;
     const std::vector<baseline_calibration> calibration = calibrate_baselines(parties, bench, o, secret);
     const int rechecks_per_round = o.rechecks_per_round >= 0 ? o.rechecks_per_round : (o.device == "cuda" ? 1 : 2);
-    std::vector<int> last_round_samples(nc, 0);  // the candidate's timed calls per case in the last round
-    while (rounds < o.max_rounds) {
-      if (epoch + 1 < epochs && rounds == (epoch + 1) * o.min_rounds / epochs) start_epoch(++epoch);
-      const double elapsed = since(t_timing) - restart_seconds;
-      if (rounds >= o.min_rounds && (elapsed > o.timing_budget_seconds || halfwidth_ok())) break;
-      if (rounds >= o.min_rounds && elapsed > 2 * o.timing_budget_seconds) break;
-      const int rounds_left = std::max(1, o.min_rounds - rounds);
-      const double round_budget = std::max(0.0, o.timing_budget_seconds - elapsed) / rounds_left;
-      const double slot_budget = std::max(0.02, round_budget / static_cast<double>(np * nc));
-      progress("timing", rounds, o.min_rounds, "round " + std::to_string(rounds + 1));
-      for (std::size_t c = 0; c < nc; ++c) {
-        // Samples are interleaved: sample i of every party, in a fresh shuffled order, on the same
-        // fresh inputs (seed of round, case and i), before sample i+1 of any. Drift and noise from
-        // the rest of the machine then fall on all parties alike, and each pair shares its data.
-        const call_spec base_call = to_call(*bench[c]);
-        const std::string ctx = "timed calls of round " + std::to_string(rounds + 1) + " on " + bench[c]->id;
-        for (std::size_t q = 0; q < np; ++q)
-          get_json(parties[q].worker->request(json{{"type", "time_begin"}, {"call", to_json(base_call)}, {"mode", o.mode}},
-                                              o.call_timeout_seconds), ctx, "time_ready");
-        std::vector<std::vector<double>> xs(np), set_aside(np);
-        std::vector<std::vector<std::pair<double, double>>> clocked(np);  // cuda: (seconds, SM MHz)
-        // One case per round has its timed calls rechecked, every case in turn (a secret order):
-        // each case is rechecked in at least rounds / cases rounds, and a recheck of a large case
-        // (a reference run and the transfer of its outputs) is paid once per round, not per case.
-        int checks_left = rechecks_per_round;
-        // Which of the round's timed calls are rechecked, every case in every round: sample
-        // indices drawn uniformly over the round's expected length (the case's previous round, at
-        // least the minimum), secret to the worker. Uniform, not early-biased: a candidate that
-        // behaves while a round is young and cheats once calls come back to back
-        // (tests/redteam/cpu/phase_cadence_gelu.cpp in a shared worker, phase_fresh_process_gelu.cpp in its own) is rechecked in its cheating part as often as
-        // that part is long; cheating on a fraction f of a case's timed calls survives 10 rounds
-        // with probability (1 - f)^10 (f = 0.5, what moving a median takes: 0.1%).
-        std::vector<int> recheck_at;
-        {
-          const int expected = std::max(o.min_samples_per_round, last_round_samples[c]);
-          std::uniform_int_distribution<int> pick(0, std::max(0, expected - 1));
-          for (int r = 0; r < checks_left; ++r) recheck_at.push_back(pick(decision_rng));
-          std::sort(recheck_at.begin(), recheck_at.end(), std::greater<>());  // next target at the back
-        }
-        const auto case_t0 = clock_type::now();
-        const double case_budget = slot_budget * static_cast<double>(np);
-        std::vector<std::size_t> order(np);
-        for (std::size_t i = 0; i < np; ++i) order[i] = i;
-        for (int i = 0; i < o.max_samples_per_round; ++i) {
-          std::shuffle(order.begin(), order.end(), decision_rng);
-          call_spec sc = base_call;
-          sc.seed = mix_seed(secret, (static_cast<std::uint64_t>(rounds) << 40) ^ (static_cast<std::uint64_t>(c) << 32) ^
-                                         static_cast<std::uint64_t>(i) ^ 0x5a5a000000000000ULL);
-          std::size_t keep_party = np;  // the candidate, when its sample i is to be rechecked
-          std::vector<double> secs_of(np, -1.0);
-          // CPU time of processes outside this evaluation while sample i of every party ran
-          // (machine_window): the evidence on which sample i is set aside, for every party at
-          // once. No party decides it: not by a count it reports (a party could drop its own slow
-          // samples), nor by one it can provoke (its own threads and processes are counted as
-          // its own).
-          const machine_window window = machine_window::open(eval_processes());
-          const auto window_t0 = clock_type::now();
-          for (std::size_t q : order) {
-            worker_process& w = *parties[q].worker;
-            // The candidate's CPU time while another party is timed (timing/background.hpp).
-            if (!parties[q].is_candidate) background.before_other(*parties[0].worker);
-            const auto w0 = clock_type::now();
-            json s = get_json(w.request(json{{"type", "sample"}, {"seed", sc.seed}}, o.call_timeout_seconds), ctx, "sampled");
-            const double wall = since(w0);
-            if (!parties[q].is_candidate) background.after_other(*parties[0].worker, wall);
-            sample_seconds += wall;
-            const double secs = s.value("seconds", -1.0);
-            if (s.value("rc", 0) != 0) reject_rule("nonzero_return", {ctx + ": kj_run returned " + s["rc"].dump()});
-            if (!(secs >= 0) || secs > wall + 1e-4)
-              reject_rule("timer_tamper", {ctx + ": the worker reported " + std::to_string(secs) +
-                                           " s for a call the controller saw take at most " + std::to_string(wall) + " s"});
-            wall_overhead.push_back(wall - secs);
-            secs_of[q] = secs;
-            if (s.contains("extra") && s["extra"].is_object() && s["extra"].value("hold", std::string()) == "timed out")
-              ++unblocked_samples[parties[q].name];
-            if (s.contains("extra") && s["extra"].contains("sm_mhz"))
-              clocked[q].emplace_back(secs, s["extra"]["sm_mhz"].is_number() ? s["extra"]["sm_mhz"].get<double>() : 0.0);
-            // Whether this timed call is rechecked is decided only now, after it returned, so
-            // nothing in the worker can know in advance which calls count.
-            const bool keep = parties[q].is_candidate && checks_left > 0 && !recheck_at.empty() && i >= recheck_at.back();
-            if (keep) {
-              keep_party = q;  // told after every party's sample i (below); its worker waits meanwhile
-            } else {
-              get_json(w.request(json{{"type", "discard"}}, o.call_timeout_seconds), ctx, "discarded");
-            }
-          }
-          // A sample index during which other processes took a share of the machine is set aside
-          // for every party; set-aside samples are used only if too few others come within the
-          // budget (a saturated machine).
-          const double foreign = window.foreign_seconds(eval_processes());
-          const bool disturbed = measure_switches && foreign >= disturbance_share * since(window_t0);
-          bool all_enough = true;
-          const bool over_budget = since(case_t0) > case_budget;
-          for (std::size_t q = 0; q < np; ++q) {
-            (disturbed ? set_aside[q] : xs[q]).push_back(secs_of[q]);
-            if (disturbed) ++disturbed_samples;
-            if (over_budget && static_cast<int>(xs[q].size()) < o.min_samples_per_round && !set_aside[q].empty()) {
-              xs[q].insert(xs[q].end(), set_aside[q].begin(), set_aside[q].end());
-              used_disturbed += set_aside[q].size();
-              set_aside[q].clear();
-            }
-            const bool enough = static_cast<int>(xs[q].size()) >= o.min_samples_per_round &&
-                                (stats::median_ci_relative_halfwidth(xs[q]) <= o.target_halfwidth || over_budget);
-            all_enough = all_enough && enough;
-          }
-          // The recheck runs once every party has its sample i: the GPU work and the idle time of a
-          // recheck then precede the first sample of i + 1, a party drawn by the next shuffle, and
-          // not the party that happened to follow the candidate (on the H200 an A/A of batched_qr,
-          // whose reference runs ~0.3 s per recheck, came out 0.9987 [0.9982, 0.9994] with the
-          // recheck in between).
-          if (keep_party != np) {
-            worker_process& w = *parties[keep_party].worker;
-            const auto recheck_t0 = clock_type::now();
-            --checks_left;
-            recheck_at.pop_back();
-            // The reference's run on this call's inputs starts before the candidate's worker is
-            // told to keep its outputs: the reference computes and copies while the candidate's
-            // worker probes for deferred work and copies its inputs back (no timing meanwhile).
-            const bool full_envelope = wants_full_envelope(sc);
-            if (!ref->send(reference_request(sc, full_envelope)))
-              throw internal_error("the reference worker is gone (its request for a recheck could not be sent)");
-            json kept;
-            try {
-              kept = get_json(w.request(json{{"type", "keep"}}, o.call_timeout_seconds), ctx, "kept");
-            } catch (...) {
-              (void)ref->receive(600);  // the reference's reply is drained before anything else asks it
-              throw;
-            }
-            recheck_phase["keep"] += since(recheck_t0);
-            const std::string cctx = "timed call " + std::to_string(i + 1) + " of round " + std::to_string(rounds + 1) +
-                                     " on " + bench[c]->id + " (rechecked)";
-            const auto ref_t0 = clock_type::now();
-            json referenced = get_json(ref->receive(600), "the reference", "referenced");
-            recheck_phase["reference_wait"] += since(ref_t0);
-            if (referenced.contains("phases_s") && referenced["phases_s"].is_object())
-              for (const auto& [part, secs] : referenced["phases_s"].items())
-                if (secs.is_number()) recheck_reference_phase[part] += secs.get<double>();
-            const auto env_t0 = clock_type::now();
-            // Views of both arenas: nothing asks either worker anything until the checks end
-            // (a full-envelope rerun, if one is needed, reads its own copies).
-            reference_data rd = reference_from_reply(*ref, sc, full_envelope, referenced, g_scope.generate_input == nullptr);
-            recheck_phase["envelope"] += since(env_t0);
-            recheck_reference_seconds += since(ref_t0);
-            check_evidence(kept, cctx);
-            const auto cmp_t0 = clock_type::now();
-            const auto layout = candidate_layout(sc, 1);
-            check_inputs_unchanged(w.arena(), sc, layout, rd, cctx);
-            recheck_phase["inputs"] += since(cmp_t0);
-            const auto out_t0 = clock_type::now();
-            json base{{"id", bench[c]->id}, {"kind", "bench"}, {"shape", bench[c]->shape_string()},
-                      {"distribution", sc.distribution}, {"seed", seed_hex(sc.seed)}};
-            try {
-              check_outputs(w.arena(), sc, layout, slot_kind::output, rd, tol, p.conditioning_k,
-                            call_check{cctx, bench[c]}, base, true);
-            } catch (rejection& timed) {
-              bool checked_varied = false;  // a checked case's two calls differed bitwise
-              for (const auto& cs : result["cases"])
-                checked_varied = checked_varied || cs.value("deterministic", "") == "within tolerance";
-              classify_timed_failure(timed, first_options[keep_party], sc, rd, tol, p.conditioning_k,
-                                     call_check{cctx, bench[c]}, base, checked_varied, o.call_timeout_seconds);
-            }
-            recheck_phase["outputs"] += since(out_t0);
-            ++rechecks;
-            recheck_seconds += since(recheck_t0);
-          }
-          if (all_enough && checks_left == 0) break;
-        }
-        for (std::size_t q = 0; q < np; ++q) {
-          const json done = get_json(parties[q].worker->request(json{{"type", "time_end"}}, o.call_timeout_seconds), ctx, "time_done");
-          if (done.contains("device_state") && !done["device_state"].is_null()) device_state_after = done["device_state"];
-          // cuda: samples taken while the SM clock was under 0.9x the party's median clock of the
-          // round are discarded and counted (DESIGN.md §4); samples without a reading stay.
-          if (!clocked[q].empty()) {
-            std::vector<double> mhz;
-            for (const auto& [secs, m] : clocked[q])
-              if (m > 0) mhz.push_back(m);
-            if (!mhz.empty()) {
-              const double med_mhz = stats::median(mhz);
-              std::vector<double> kept;
-              for (const auto& [secs, m] : clocked[q]) {
-                if (m > 0 && m < 0.9 * med_mhz) {
-                  ++throttled_samples;
-                } else {
-                  kept.push_back(secs);
-                  if (m > 0) all_mhz[c][q].push_back(m);
-                }
-              }
-              if (static_cast<int>(kept.size()) >= std::min<int>(o.min_samples_per_round, static_cast<int>(clocked[q].size())))
-                xs[q] = kept;
-            }
-          }
-          if (parties[q].is_candidate) last_round_samples[c] = static_cast<int>(clocked[q].empty() ? xs[q].size() + set_aside[q].size() : clocked[q].size());
-          per_round[c][q].push_back(stats::median(xs[q]));
-          all_samples[c][q].insert(all_samples[c][q].end(), xs[q].begin(), xs[q].end());
-        }
+    // The rounds themselves (timing/rounds.hpp): each party through its worker's client, which
+    // start_epoch points at the party's new worker.
+    std::vector<worker_client> clients;
+    for (const auto& pt : parties) clients.emplace_back(*pt.worker);
+    std::vector<timing::round_party> round_parties;
+    for (std::size_t q = 0; q < np; ++q)
+      round_parties.push_back({parties[q].name, parties[q].is_candidate, &clients[q]});
+    std::vector<timing::round_case> round_cases;
+    for (const auto* b : bench) round_cases.push_back({b->id, to_call(*b)});
+    timing::round_settings rs;
+    rs.stop.min_rounds = o.min_rounds;
+    rs.stop.max_rounds = o.max_rounds;
+    rs.stop.budget_s = o.timing_budget_seconds;
+    rs.stop.target_halfwidth = o.target_halfwidth;
+    rs.stop.min_samples_per_round = o.min_samples_per_round;
+    rs.stop.max_samples_per_round = o.max_samples_per_round;
+    rs.rechecks_per_round = rechecks_per_round;
+    rs.epochs = epochs;
+    rs.mode = o.mode;
+    rs.call_timeout_s = o.call_timeout_seconds;
+    rs.set_aside_by_load = measure_switches;
+    rs.secret = secret;
+    timing::round_hooks hooks;
+    hooks.start_epoch = [&](int e) -> std::optional<verdict> {
+      epoch = e;
+      start_epoch(e);
+      for (std::size_t q = 0; q < np; ++q) clients[q] = worker_client(*parties[q].worker);
+      return std::nullopt;
+    };
+    hooks.progress = [&](int done_rounds, const std::string& note) {
+      progress("timing", done_rounds, o.min_rounds, note);
+    };
+    hooks.before_other = [&] { background.before_other(*parties[0].worker); };
+    hooks.after_other = [&](double wall) { background.after_other(*parties[0].worker, wall); };
+    hooks.processes = eval_processes;
+    hooks.recheck = [&](const timing::recheck_request& rq) -> std::optional<verdict> {
+      const std::size_t keep_party = rq.party;
+      const std::size_t c = rq.case_index;
+      const call_spec& sc = rq.call;
+      const int i = rq.sample;
+      const std::string ctx = "timed calls of round " + std::to_string(rq.round + 1) + " on " + bench[c]->id;
+      const int rounds = rq.round;
+      worker_process& w = *parties[keep_party].worker;
+      const auto recheck_t0 = clock_type::now();
+      // The reference's run on this call's inputs starts before the candidate's worker is
+      // told to keep its outputs: the reference computes and copies while the candidate's
+      // worker probes for deferred work and copies its inputs back (no timing meanwhile).
+      const bool full_envelope = wants_full_envelope(sc);
+      if (!ref->send(reference_request(sc, full_envelope)))
+        throw internal_error("the reference worker is gone (its request for a recheck could not be sent)");
+      json kept;
+      try {
+        kept = get_json(w.request(json{{"type", "keep"}}, o.call_timeout_seconds), ctx, "kept");
+      } catch (...) {
+        (void)ref->receive(600);  // the reference's reply is drained before anything else asks it
+        throw;
       }
-      ++rounds;
-      epoch_of_round.push_back(epoch);
-    }
+      recheck_phase["keep"] += since(recheck_t0);
+      const std::string cctx = "timed call " + std::to_string(i + 1) + " of round " + std::to_string(rounds + 1) +
+                               " on " + bench[c]->id + " (rechecked)";
+      const auto ref_t0 = clock_type::now();
+      json referenced = get_json(ref->receive(600), "the reference", "referenced");
+      recheck_phase["reference_wait"] += since(ref_t0);
+      if (referenced.contains("phases_s") && referenced["phases_s"].is_object())
+        for (const auto& [part, secs] : referenced["phases_s"].items())
+          if (secs.is_number()) recheck_reference_phase[part] += secs.get<double>();
+      const auto env_t0 = clock_type::now();
+      // Views of both arenas: nothing asks either worker anything until the checks end
+      // (a full-envelope rerun, if one is needed, reads its own copies).
+      reference_data rd = reference_from_reply(*ref, sc, full_envelope, referenced, g_scope.generate_input == nullptr);
+      recheck_phase["envelope"] += since(env_t0);
+      recheck_reference_seconds += since(ref_t0);
+      check_evidence(kept, cctx);
+      const auto cmp_t0 = clock_type::now();
+      const auto layout = candidate_layout(sc, 1);
+      check_inputs_unchanged(w.arena(), sc, layout, rd, cctx);
+      recheck_phase["inputs"] += since(cmp_t0);
+      const auto out_t0 = clock_type::now();
+      json base{{"id", bench[c]->id},
+                {"kind", "bench"},
+                {"shape", bench[c]->shape_string()},
+                {"distribution", sc.distribution},
+                {"seed", seed_hex(sc.seed)}};
+      try {
+        check_outputs(w.arena(), sc, layout, slot_kind::output, rd, tol, p.conditioning_k, call_check{cctx, bench[c]},
+                      base, true);
+      } catch (rejection& timed) {
+        bool checked_varied = false;  // a checked case's two calls differed bitwise
+        for (const auto& cs : result["cases"])
+          checked_varied = checked_varied || cs.value("deterministic", "") == "within tolerance";
+        classify_timed_failure(timed, first_options[keep_party], sc, rd, tol, p.conditioning_k,
+                               call_check{cctx, bench[c]}, base, checked_varied, o.call_timeout_seconds);
+      }
+      recheck_phase["outputs"] += since(out_t0);
+      return std::nullopt;
+    };
+    auto rounds_done = timing::run_rounds(round_parties, round_cases, rs, hooks);
+    if (!rounds_done.ok()) throw rejection{rounds_done.rejection()};
+    timing::round_figures& figures = rounds_done.value();
+    rounds = figures.rounds;
+    epoch_of_round = figures.epoch_of_round;
+    per_round = figures.per_round;
+    all_samples = figures.all_samples;
+    all_mhz = figures.all_mhz;
+    wall_overhead = figures.wall_overhead;
+    disturbed_samples = figures.disturbed_samples;
+    used_disturbed = figures.used_disturbed;
+    throttled_samples = figures.throttled_samples;
+    unblocked_samples = figures.unblocked_samples;
+    device_state_after = figures.device_state_after;
+    rechecks = figures.rechecks;
+    recheck_seconds = figures.recheck_s;
+    sample_seconds = figures.sample_s;
+    restart_seconds = figures.restart_s;
     progress("timing", rounds, rounds, "done");
     // Work of the candidate's processes while other parties were timed (rule background_work),
     // and each baseline's rounds against its calibration with the candidate stopped.
@@ -2180,11 +2128,17 @@ json evaluate(const eval_options& o) {
       for (int attempt = 0; attempt < 3 && accused; ++attempt) {
         const std::uint64_t seed = mix_seed(secret, 0x636c6f636bULL + static_cast<std::uint64_t>(attempt));
         const double batch_timeout = o.call_timeout_seconds * (sets + extra + 1);  // the watchdog of one batch
-        const auto cand_cc = batch_clock_ratio(*parties[0].worker, base_call, sets, sets + extra, sets, seed, batch_timeout);
-        const auto ctl_cc = batch_clock_ratio(*parties[1].worker, base_call, sets, sets + extra, sets, seed, batch_timeout);
+        const auto cand_cc =
+            batch_clock_ratio(*parties[0].worker, base_call, sets, sets + extra, sets, seed, batch_timeout);
+        const auto ctl_cc =
+            batch_clock_ratio(*parties[1].worker, base_call, sets, sets + extra, sets, seed, batch_timeout);
         json a{{"calls", extra}};
-        if (cand_cc) a["candidate"] = json{{"ratio", cand_cc->ratio}, {"reported_s", cand_cc->reported_s}, {"wall_s", cand_cc->wall_s}};
-        if (ctl_cc) a["reference"] = json{{"ratio", ctl_cc->ratio}, {"reported_s", ctl_cc->reported_s}, {"wall_s", ctl_cc->wall_s}};
+        if (cand_cc)
+          a["candidate"] =
+              json{{"ratio", cand_cc->ratio}, {"reported_s", cand_cc->reported_s}, {"wall_s", cand_cc->wall_s}};
+        if (ctl_cc)
+          a["reference"] =
+              json{{"ratio", ctl_cc->ratio}, {"reported_s", ctl_cc->reported_s}, {"wall_s", ctl_cc->wall_s}};
         attempts.push_back(a);
         accused = cand_cc && ctl_cc && cand_cc->ratio < tamper_below && ctl_cc->ratio >= control_above;
       }
@@ -2192,7 +2146,8 @@ json evaluate(const eval_options& o) {
       if (accused)
         reject_rule("timer_tamper",
                     {"the worker's clock runs slow: over back-to-back batches it reported " +
-                     std::to_string(attempts.back()["candidate"]["reported_s"].get<double>()) + " s where the controller measured " +
+                     std::to_string(attempts.back()["candidate"]["reported_s"].get<double>()) +
+                     " s where the controller measured " +
                      std::to_string(attempts.back()["candidate"]["wall_s"].get<double>()) + " s (ratio " +
                      std::to_string(attempts.back()["candidate"]["ratio"].get<double>()) + "; the reference's clock: " +
                      std::to_string(attempts.back()["reference"]["ratio"].get<double>()) + ")"},
@@ -2225,7 +2180,8 @@ json evaluate(const eval_options& o) {
         save_ceilings(*ceil);
       } else if (ceil->measured_under_load()) {
         // Measured while other work ran: measured again now, the higher kept (and cached).
-        progress("timing", rounds, rounds, "measuring the memory ceiling again (the cached one was measured under load)");
+        progress("timing", rounds, rounds,
+                 "measuring the memory ceiling again (the cached one was measured under load)");
         const auto fresh = measure_cpu_ceilings();
         if (fresh.copy_gbps > ceil->copy_gbps || !fresh.measured_under_load()) {
           ceil = fresh;
@@ -2255,16 +2211,26 @@ json evaluate(const eval_options& o) {
     const auto ratios_of = [&](std::size_t c, std::size_t q) {
       std::vector<double> r(static_cast<std::size_t>(rounds));
       for (int k = 0; k < rounds; ++k)
-        r[static_cast<std::size_t>(k)] = per_round[c][q][static_cast<std::size_t>(k)] / per_round[c][0][static_cast<std::size_t>(k)];
+        r[static_cast<std::size_t>(k)] =
+            per_round[c][q][static_cast<std::size_t>(k)] / per_round[c][0][static_cast<std::size_t>(k)];
       return r;
     };
     for (std::size_t c = 0; c < nc; ++c) {
       const auto cs = stats::summarize(all_samples[c][0]);
       const cost_estimate cost = evaluate_cost(p, bench[c]->symbols, variant);
-      json cj{{"id", bench[c]->id}, {"shape", bench[c]->shape_string()}, {"symbols", bench[c]->symbols},
-              {"candidate", {{"median_s", stats::median(per_round[c][0])}, {"q25_s", cs.q25}, {"q75_s", cs.q75},
-                             {"min_s", cs.min}, {"max_s", cs.max}, {"n", cs.n}, {"rounds", rounds},
-                             {"round_medians_s", per_round[c][0]}, {"sm_mhz", clock_summary(all_mhz[c][0])}}},
+      json cj{{"id", bench[c]->id},
+              {"shape", bench[c]->shape_string()},
+              {"symbols", bench[c]->symbols},
+              {"candidate",
+               {{"median_s", stats::median(per_round[c][0])},
+                {"q25_s", cs.q25},
+                {"q75_s", cs.q75},
+                {"min_s", cs.min},
+                {"max_s", cs.max},
+                {"n", cs.n},
+                {"rounds", rounds},
+                {"round_medians_s", per_round[c][0]},
+                {"sm_mhz", clock_summary(all_mhz[c][0])}}},
               {"baselines", json::array()}};
       std::size_t strongest = 1;
       for (std::size_t q = 1; q < np; ++q)
@@ -2272,10 +2238,16 @@ json evaluate(const eval_options& o) {
       for (std::size_t q = 1; q < np; ++q) {
         const auto bs = stats::summarize(all_samples[c][q]);
         const auto r = paired_ci(per_round[c][q], per_round[c][0]);
-        cj["baselines"].push_back(json{{"name", parties[q].name}, {"median_s", stats::median(per_round[c][q])},
-                                       {"q25_s", bs.q25}, {"q75_s", bs.q75}, {"min_s", bs.min}, {"max_s", bs.max},
-                                       {"n", bs.n}, {"speedup", {{"median", r.median}, {"ci95", ci_json(r.ci)}}},
-                                       {"round_medians_s", per_round[c][q]}, {"sm_mhz", clock_summary(all_mhz[c][q])}});
+        cj["baselines"].push_back(json{{"name", parties[q].name},
+                                       {"median_s", stats::median(per_round[c][q])},
+                                       {"q25_s", bs.q25},
+                                       {"q75_s", bs.q75},
+                                       {"min_s", bs.min},
+                                       {"max_s", bs.max},
+                                       {"n", bs.n},
+                                       {"speedup", {{"median", r.median}, {"ci95", ci_json(r.ci)}}},
+                                       {"round_medians_s", per_round[c][q]},
+                                       {"sm_mhz", clock_summary(all_mhz[c][q])}});
         baseline_ratios[parties[q].name].push_back(ratios_of(c, q));
       }
       const auto sr = paired_ci(per_round[c][strongest], per_round[c][0]);
@@ -2296,8 +2268,11 @@ json evaluate(const eval_options& o) {
       }
       json fraction = nullptr;
       if (ceil && ceil->copy_gbps > 0) fraction = gbps / ceil->copy_gbps;
-      cj["achieved"] = json{{"gbps", gbps}, {"gflops", cost.flops / med / 1e9},
-                            {"bytes", cost.bytes}, {"flops", cost.flops}, {"fraction_of_ceiling", fraction},
+      cj["achieved"] = json{{"gbps", gbps},
+                            {"gflops", cost.flops / med / 1e9},
+                            {"bytes", cost.bytes},
+                            {"flops", cost.flops},
+                            {"fraction_of_ceiling", fraction},
                             {"ceiling_gbps", ceil ? json(ceil->copy_gbps) : json(nullptr)}};
       // Cold samples read their data from DRAM (caches flushed), so moving the problem's minimum
       // bytes faster than the measured copy ceiling is impossible. The margin (1.5x) covers the
@@ -2309,8 +2284,11 @@ json evaluate(const eval_options& o) {
                     {bench[c]->id + " (" + bench[c]->shape_string() + "): " + std::to_string(gbps) +
                      " GB/s for the problem's minimum traffic, above " + std::to_string(light_margin) +
                      " x the device's measured copy ceiling of " + std::to_string(ceil->copy_gbps) + " GB/s"},
-                    json{{"case", bench[c]->id}, {"achieved_gbps", gbps}, {"ceiling_gbps", ceil->copy_gbps},
-                         {"median_s", med}, {"bytes", cost.bytes}});
+                    json{{"case", bench[c]->id},
+                         {"achieved_gbps", gbps},
+                         {"ceiling_gbps", ceil->copy_gbps},
+                         {"median_s", med},
+                         {"bytes", cost.bytes}});
       tcases.push_back(cj);
     }
     const stats::epoch_summary head_epochs = stats::epoch_geomean_of_medians(strongest_ratios, epoch_of_round);
@@ -2326,10 +2304,12 @@ json evaluate(const eval_options& o) {
     result["ceilings"] = ceil ? ceil->to_json() : json(nullptr);
     if (!device_state_after.is_null() && result["env"].is_object()) result["env"]["state_after"] = device_state_after;
     if (!peak_memory.empty()) {
-      json mem{{"method", "CUPTI memory activity of a traced warm-up call: device bytes the party allocated during the call"}};
+      json mem{{"method",
+                "CUPTI memory activity of a traced warm-up call: device bytes the party allocated during the call"}};
       double strongest_baseline = -1;
       for (const auto& [name, bytes] : peak_memory) {
-        if (name == "candidate") mem["candidate_peak_bytes"] = bytes;
+        if (name == "candidate")
+          mem["candidate_peak_bytes"] = bytes;
         else {
           mem["baseline_peak_bytes"][name] = bytes;
           strongest_baseline = std::max(strongest_baseline, bytes);
@@ -2363,8 +2343,9 @@ json evaluate(const eval_options& o) {
              {"disturbed_samples",
               {{"set_aside", disturbed_samples - static_cast<long>(used_disturbed)},
                {"used", used_disturbed},
-               {"criterion", "CPU time of processes outside the evaluation during a sample index, at least 0.2 of its "
-                             "wall time (/proc/stat against the evaluation's own processes); set aside for every party"}}},
+               {"criterion",
+                "CPU time of processes outside the evaluation during a sample index, at least 0.2 of its "
+                "wall time (/proc/stat against the evaluation's own processes); set aside for every party"}}},
              {"seconds", since(t_timing)}};
     result["timing"]["clock_check"] = clock_evidence;
     result["timing"]["background"] = background_evidence;
@@ -2385,63 +2366,77 @@ json evaluate(const eval_options& o) {
             if (first < 0) first = k;
             ++count;
           }
-        ej.push_back(json{{"first_round", first}, {"rounds", count},
+        ej.push_back(json{{"first_round", first},
+                          {"rounds", count},
                           {"speedup_median", static_cast<std::size_t>(e) < head_epochs.epoch_medians.size()
                                                  ? json(head_epochs.epoch_medians[static_cast<std::size_t>(e)])
                                                  : json(nullptr)}});
       }
       result["timing"]["worker_epochs"] = epochs;
       result["timing"]["epochs"] = ej;
-      result["timing"]["ci_method"] =
-          epochs > 1 ? "hull of the percentile bootstrap over rounds and a Student t interval over the worker epochs' medians (log scale)"
-                     : "percentile bootstrap over rounds (one set of workers: what a process fixes for its lifetime is not in it)";
+      result["timing"]["ci_method"] = epochs > 1 ? "hull of the percentile bootstrap over rounds and a Student t "
+                                                   "interval over the worker epochs' medians (log scale)"
+                                                 : "percentile bootstrap over rounds (one set of workers: what a "
+                                                   "process fixes for its lifetime is not in it)";
       result["timing"]["epoch_of_round"] = epoch_of_round;
       if (epochs > 1) result["timing"]["restart_s"] = restart_seconds;
       // Whether the sets differ by more than their rounds' own spread explains (the headline's
       // per-round ratios, log scale): the measurement behind --worker-epochs' default.
       if (head_epochs.sd_log_between >= 0)
-        result["timing"]["process_spread"] =
-            json{{"sd_log_between_sets", head_epochs.sd_log_between},
-                 {"sd_log_expected_from_rounds", head_epochs.sd_log_expected >= 0 ? json(head_epochs.sd_log_expected) : json(nullptr)},
-                 {"method", "standard deviation of the sets' median ratios (log), against sqrt(pi/2) x the pooled within-set "
-                            "standard deviation of the rounds' log ratios / sqrt(rounds per set): what round noise alone would give"}};
+        result["timing"]["process_spread"] = json{
+            {"sd_log_between_sets", head_epochs.sd_log_between},
+            {"sd_log_expected_from_rounds",
+             head_epochs.sd_log_expected >= 0 ? json(head_epochs.sd_log_expected) : json(nullptr)},
+            {"method",
+             "standard deviation of the sets' median ratios (log), against sqrt(pi/2) x the pooled within-set "
+             "standard deviation of the rounds' log ratios / sqrt(rounds per set): what round noise alone would give"}};
     }
     result["timing"]["experiment_switches"] = experiment_switches;
     result["timing"]["candidate_worker"] =
         !fresh_timing_worker ? "shared: the worker that ran the correctness checks (KJUDGE_TIMING_WORKER=shared)"
-        : memory_plan.beside ? "fresh: started with the baselines' workers, the correctness checks' worker stopped before timing"
-                             : "fresh: started after the correctness checks' worker stopped (host memory would not hold both)";
+        : memory_plan.beside
+            ? "fresh: started with the baselines' workers, the correctness checks' worker stopped before timing"
+            : "fresh: started after the correctness checks' worker stopped (host memory would not hold both)";
     result["timing"]["host_memory"] = json{{"available_bytes", memory_plan.available},
                                            {"needed_bytes", memory_plan.needed},
                                            {"needed_with_timing_worker_beside_bytes", memory_plan.needed_beside},
                                            {"limit", "90% of available"}};
-    result["speedup"] = json{{"baseline", nc == 1 ? tcases[0]["strongest"].get<std::string>() : std::string("per-case strongest")},
-                             {"median", head.median}, {"ci95", ci_json(head.ci)},
-                             {"geomean_over_cases", nc > 1}, {"per_baseline", per_baseline}, {"rounds", rounds}};
+    result["speedup"] =
+        json{{"baseline", nc == 1 ? tcases[0]["strongest"].get<std::string>() : std::string("per-case strongest")},
+             {"median", head.median},
+             {"ci95", ci_json(head.ci)},
+             {"geomean_over_cases", nc > 1},
+             {"per_baseline", per_baseline},
+             {"rounds", rounds}};
     if (!with_ci)
-      result["speedup"]["estimate_only"] =
-          fmt::format("{} round(s): a 95% CI needs at least {}; the range of {} rounds covers their median with "
-                      "probability {:.0f}%",
-                      rounds, stats::min_rounds_for_ci95, rounds, 100.0 * stats::range_coverage(rounds));
+      result["speedup"]["estimate_only"] = fmt::format(
+          "{} round(s): a 95% CI needs at least {}; the range of {} rounds covers their median with "
+          "probability {:.0f}%",
+          rounds, stats::min_rounds_for_ci95, rounds, 100.0 * stats::range_coverage(rounds));
     for (auto& pt : parties) pt.worker->stop();  // the GPU quiet, the secret's use over
     run_sanitizer();
     verdict v;
     v.status = with_ci && head.ci.lo > 1.0 ? verdict_status::ok_faster : verdict_status::ok_not_faster;
     if (with_ci)
-      v.reasons = {fmt::format("correct on {} cases; {:.3f}x [{:.3f}, {:.3f}] against the strongest baseline (95% CI, {}, "
-                               "{} rounds)",
-                               done, head.median, head.ci.lo, head.ci.hi, o.mode, rounds)};
+      v.reasons = {
+          fmt::format("correct on {} cases; {:.3f}x [{:.3f}, {:.3f}] against the strongest baseline (95% CI, {}, "
+                      "{} rounds)",
+                      done, head.median, head.ci.lo, head.ci.hi, o.mode, rounds)};
     else
-      v.reasons = {fmt::format("correct on {} cases; {:.3f}x against the strongest baseline (an estimate from {} round(s), "
-                               "{}: a 95% CI needs at least {} rounds, and without one nothing is shown to be faster)",
-                               done, head.median, rounds, o.mode, stats::min_rounds_for_ci95)};
+      v.reasons = {
+          fmt::format("correct on {} cases; {:.3f}x against the strongest baseline (an estimate from {} round(s), "
+                      "{}: a 95% CI needs at least {} rounds, and without one nothing is shown to be faster)",
+                      done, head.median, rounds, o.mode, stats::min_rounds_for_ci95)};
     if (with_ci && v.status == verdict_status::ok_not_faster && head.median > 1.0)
       v.reasons.push_back("the CI's lower bound is not above 1: not shown to be faster");
     if (!o.trace && o.device == "cuda")
-      v.reasons.push_back("the kernel trace was off (--no-trace): work on other streams or after the stop event, library "
-                          "kernels and peak memory were not checked");
+      v.reasons.push_back(
+          "the kernel trace was off (--no-trace): work on other streams or after the stop event, library "
+          "kernels and peak memory were not checked");
     if (rechecks_per_round == 0)
-      v.reasons.push_back("timed calls were not rechecked (--rechecks 0): a candidate that changes its output when timed is not caught");
+      v.reasons.push_back(
+          "timed calls were not rechecked (--rechecks 0): a candidate that changes its output when timed is not "
+          "caught");
     return finish(v);
   } catch (rejection& r) {
     return finish(r.v);

@@ -5,11 +5,10 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace kjudge {
 
@@ -17,7 +16,7 @@ namespace kjudge {
 using progress_fn = std::function<void(const std::string& phase, int done, int total, const std::string& note)>;
 
 struct eval_options {
-  std::string problem;                 // suite name or path to a problem directory
+  std::string problem;  // suite name or path to a problem directory
   std::filesystem::path candidate;
   std::string device = "cpu";
   std::optional<std::string> dtype;    // default: the problem's first variant
@@ -26,7 +25,7 @@ struct eval_options {
   double timing_budget_seconds = 6.0;  // cap of the timing phase
   int min_rounds = 10;
   int max_rounds = 40;
-  double target_halfwidth = 0.01;      // relative 95% CI half-width to stop at
+  double target_halfwidth = 0.01;  // relative 95% CI half-width to stop at
   int min_samples_per_round = 5;
   int max_samples_per_round = 200;
   // Timed candidate calls rechecked per case and round, at uniformly drawn positions; -1: the
@@ -40,12 +39,12 @@ struct eval_options {
   // cuda: the kernel trace of checked calls (CUPTI: streams, kernels after the stop event,
   // library kernels, peak memory). Off only to measure what it costs (--no-trace).
   bool trace = true;
-  int hidden_count = -1;               // -1: the spec's count
+  int hidden_count = -1;                     // -1: the spec's count
   std::optional<std::uint64_t> secret_seed;  // fixed only for reproducing a run
   bool sandbox = true;
-  double call_timeout_seconds = 30;    // one call (watchdog), seconds
+  double call_timeout_seconds = 30;  // one call (watchdog), seconds
   std::size_t memory_limit_bytes = 4ull << 30;
-  bool tf32 = true;                    // TF32 permitted where the problem allows it
+  bool tf32 = true;  // TF32 permitted where the problem allows it
   // cuda, Python references (imported problems): run the reference (float64 and same-dtype) in
   // torch on the device (default), or on the host as on cpu (slow for GPU-sized problems).
   bool host_reference = false;
@@ -76,7 +75,7 @@ sanitizer_summary parse_sanitizer_report(const std::string& text);
 // CI proved too narrow: KernelBench A/As (the same code on both sides) came out 0.9941 [0.9824,
 // 0.9985], 1.0011 [1.0004, 1.0017] and so on at equal SM clocks, 9 of 50 excluding 1, and one conv
 // moved by 3.9% between runs each a few 0.01% wide; with 3 sets its CI was [0.9622, 1.0065]
-// (docs/design.md, session 8). Three is the fewest whose t quantile (4.30) keeps a CI usable: two
+// (docs/notebook/2026-12-03-worker-epochs.md). Three is the fewest whose t quantile (4.30) keeps a CI usable: two
 // sets give 12.7. cpu stays at one set: its spread between processes has not been measured.
 int default_worker_epochs(const std::string& device, int min_rounds);
 

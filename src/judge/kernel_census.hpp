@@ -1,8 +1,8 @@
-// The kernel census (docs/design.md, session 10): after each set of workers' timed rounds, every
-// timed party makes one more call per timed case under the CUPTI trace, and the result records
-// which kernels that call launched and how long each ran on the device. Diagnostic only: it is
-// taken once no counted sample is left in the set's processes (tracing instruments kernel code
-// and would perturb a timed call), and it never changes a verdict.
+// The kernel census (docs/notebook/2026-12-03-kernel-census-and-discrete-floats.md): after each set of workers' timed
+// rounds, every timed party makes one more call per timed case under the CUPTI trace, and the result records which
+// kernels that call launched and how long each ran on the device. Diagnostic only: it is taken once no counted sample
+// is left in the set's processes (tracing instruments kernel code and would perturb a timed call), and it never changes
+// a verdict.
 //
 // What it answers: KernelBench level 1 #68 (conv_transpose3d) judged against itself ran 5.5%
 // slower as the candidate than as torch:eager in every one of three sets of fresh processes,

@@ -8,11 +8,11 @@
 
 #include "builder/builder.hpp"
 #include "core/error.hpp"
-#include "core/text.hpp"
-#include "protocol/messages.hpp"
 #include "core/hash.hpp"
 #include "core/subprocess.hpp"
+#include "core/text.hpp"
 #include "planner/planner.hpp"
+#include "protocol/messages.hpp"
 #include "store/store.hpp"
 
 namespace kjudge {
@@ -52,12 +52,15 @@ int torch_threads(const std::string& device) {
 python_setup find_python_setup() {
   python_setup s;
   std::error_code ec;
-  if (auto w = env_or_empty("KJUDGE_WORKER_PY"); !w.empty()) s.worker = w;
-  else s.worker = self_dir() / "kjudge-worker-py";
+  if (auto w = env_or_empty("KJUDGE_WORKER_PY"); !w.empty())
+    s.worker = w;
+  else
+    s.worker = self_dir() / "kjudge-worker-py";
   std::vector<fs::path> candidates;
   if (auto p = env_or_empty("KJUDGE_PYTHON"); !p.empty()) candidates.emplace_back(p);
   if (auto v = env_or_empty("KJUDGE_VENV"); !v.empty()) candidates.push_back(fs::path(v) / "bin" / "python3");
-  if (auto h = env_or_empty("HOME"); !h.empty()) candidates.push_back(fs::path(h) / ".cache" / "kjudge" / "venv" / "bin" / "python3");
+  if (auto h = env_or_empty("HOME"); !h.empty())
+    candidates.push_back(fs::path(h) / ".cache" / "kjudge" / "venv" / "bin" / "python3");
 #ifdef KJUDGE_PYTHON_DEFAULT
   candidates.emplace_back(KJUDGE_PYTHON_DEFAULT);
 #endif
@@ -73,7 +76,9 @@ python_setup find_python_setup() {
   return s;
 }
 
-bool is_python_candidate(const fs::path& candidate) { return candidate.extension() == ".py"; }
+bool is_python_candidate(const fs::path& candidate) {
+  return candidate.extension() == ".py";
+}
 
 bool python_candidate_is_reference(const fs::path& candidate, const python_problem& pp) {
   std::error_code ec;
@@ -198,7 +203,8 @@ nlohmann::json python_party(const problem_spec& p, const python_problem& pp, con
                         {"threads", torch_threads(device)},
                         {"structure", pp.structure},
                         {"problem_dir", p.dir.string()},
-                        {"generator", pp.problem_check() ? nlohmann::json(fs::absolute(p.dir / "reference.py").string()) : nlohmann::json()},
+                        {"generator", pp.problem_check() ? nlohmann::json(fs::absolute(p.dir / "reference.py").string())
+                                                         : nlohmann::json()},
                         {"constants", pp.constants}};
 }
 
@@ -213,7 +219,8 @@ std::string generate_input_distribution(const python_problem& pp, const planned_
     // "public-N": the N-th test, as the importer wrote them (a renamed case: the first test of its shape).
     const auto dash = c.id.rfind('-');
     std::size_t n = pp.test_args.size();
-    if (c.id.rfind("public-", 0) == 0 && dash != std::string::npos) n = std::strtoul(c.id.c_str() + dash + 1, nullptr, 10);
+    if (c.id.rfind("public-", 0) == 0 && dash != std::string::npos)
+      n = std::strtoul(c.id.c_str() + dash + 1, nullptr, 10);
     if (n < pp.test_args.size() && same_shape(pp.test_args[n])) args = pp.test_args[n];
     for (std::size_t i = 0; args.is_null() && i < pp.test_args.size(); ++i)
       if (same_shape(pp.test_args[i])) args = pp.test_args[i];
@@ -276,8 +283,9 @@ nlohmann::json python_warmup(worker_process& w, const std::string& name, const s
       const auto& j = std::get<nlohmann::json>(r);
       if (j.value("rc", 0) != 0) {
         const auto st = python_stats(w, timeout_s);
-        throw internal_error("baseline " + name + " failed while warming up: " +
-                             (st.is_object() ? st.value("last_error", "status " + j["rc"].dump()) : "status " + j["rc"].dump()));
+        throw internal_error(
+            "baseline " + name + " failed while warming up: " +
+            (st.is_object() ? st.value("last_error", "status " + j["rc"].dump()) : "status " + j["rc"].dump()));
       }
       seconds.push_back(j.value("seconds_total", 0.0));
     }
@@ -316,7 +324,8 @@ nlohmann::json python_inspect(const python_setup& ps, const nlohmann::json& requ
   command_options co;
   co.timeout_seconds = timeout;
   const command_result r = run_command({ps.worker.string(), "--inspect", ps.python.string(), request.dump()}, co);
-  if (r.timed_out) return json{{"ok", false}, {"error", "inspecting it took longer than " + std::to_string(int(timeout)) + " s"}};
+  if (r.timed_out)
+    return json{{"ok", false}, {"error", "inspecting it took longer than " + std::to_string(int(timeout)) + " s"}};
   // The answer is the last line that parses as JSON (the file may print on its own).
   std::istringstream in(r.output);
   std::string line;
@@ -329,16 +338,17 @@ nlohmann::json python_inspect(const python_setup& ps, const nlohmann::json& requ
   if (answer.is_null()) {
     std::string tail = r.output.size() > 1500 ? r.output.substr(r.output.size() - 1500) : r.output;
     return json{{"ok", false},
-                {"error", "the inspector ended " + (r.signal ? "by signal " + std::to_string(r.signal)
-                                                             : "with status " + std::to_string(r.exit_status)) +
+                {"error", "the inspector ended " +
+                              (r.signal ? "by signal " + std::to_string(r.signal)
+                                        : "with status " + std::to_string(r.exit_status)) +
                               " without an answer: " + tail}};
   }
   return answer;
 }
 
 shape_scale_plan plan_shape_scale(const problem_spec& p, const python_problem& pp, const planned_case& model,
-                                  const std::vector<std::string>& distributions, double scale,
-                                  std::uint64_t secret, int per_variant) {
+                                  const std::vector<std::string>& distributions, double scale, std::uint64_t secret,
+                                  int per_variant) {
   using json = nlohmann::json;
   shape_scale_plan out;
   out.report = json{{"scale", scale}, {"variants", json::array()}, {"dropped", json::array()}};
@@ -347,10 +357,15 @@ shape_scale_plan plan_shape_scale(const problem_spec& p, const python_problem& p
     return out;
   }
   const python_setup ps = find_python_setup();
-  const json answer = python_inspect(ps, json{{"kind", "kernelbench_variants"}, {"file", fs::absolute(pp.file).string()},
-                                              {"seed", pp.seed}, {"scale", scale}}, 600);
+  const json answer = python_inspect(ps,
+                                     json{{"kind", "kernelbench_variants"},
+                                          {"file", fs::absolute(pp.file).string()},
+                                          {"seed", pp.seed},
+                                          {"scale", scale}},
+                                     600);
   if (!answer.value("ok", false))
-    throw internal_error("--shape-scale: the problem's file fails with its own constants: " + answer.value("error", "?"));
+    throw internal_error("--shape-scale: the problem's file fails with its own constants: " +
+                         answer.value("error", "?"));
   const json& res = answer["result"];
   out.report["constants"] = res["constants"];
   out.report["dropped"] = res["dropped"];
@@ -369,8 +384,9 @@ shape_scale_plan plan_shape_scale(const problem_spec& p, const python_problem& p
       c.symbol_order.clear();
       for (const auto& [k, val] : v["constants"].items()) c.symbols[k] = val.get<std::int64_t>();
       // The first case with the public cases' distribution, the next ones the hidden ones in turn.
-      c.distribution = j == 0 || distributions.empty() ? model.distribution
-                                                       : distributions[(v_index + static_cast<std::size_t>(j)) % distributions.size()];
+      c.distribution = j == 0 || distributions.empty()
+                           ? model.distribution
+                           : distributions[(v_index + static_cast<std::size_t>(j)) % distributions.size()];
       c.seed = mix_seed(secret, 0x7368617065ULL + v_index * 1000 + static_cast<std::uint64_t>(j));
       for (std::size_t i = 0; i < c.inputs.size() && i < v["inputs"].size(); ++i) {
         const auto& vi = v["inputs"][i];
@@ -389,19 +405,16 @@ shape_scale_plan plan_shape_scale(const problem_spec& p, const python_problem& p
         c.scalars[i] = v["scalars"][i].value("value", c.scalars[i]);
       sv.cases.push_back(std::move(c));
     }
-    out.report["variants"].push_back(json{{"label", sv.label}, {"constants", v["constants"]},
-                                          {"init_inputs", v["init_inputs"]}, {"inputs", v["inputs"]},
+    out.report["variants"].push_back(json{{"label", sv.label},
+                                          {"constants", v["constants"]},
+                                          {"init_inputs", v["init_inputs"]},
+                                          {"inputs", v["inputs"]},
                                           {"cases", per_variant}});
     out.variants.push_back(std::move(sv));
     ++v_index;
   }
   (void)p;
   return out;
-}
-
-fs::path imported_problems_root() {
-  if (auto r = env_or_empty("KJUDGE_IMPORTED"); !r.empty()) return fs::path(r);
-  return default_db_path().parent_path() / "problems";
 }
 
 }  // namespace kjudge

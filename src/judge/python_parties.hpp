@@ -5,15 +5,14 @@
 #pragma once
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "core/dtype.hpp"
-#include "pool/worker_process.hpp"
 #include "planner/planner.hpp"
+#include "pool/worker_process.hpp"
 #include "problem/spec.hpp"
 
 namespace kjudge {
@@ -31,15 +30,15 @@ python_setup find_python_setup();
 // How a problem is expressed in Python: the suite's reference.py (function `reference`), or an
 // imported problem's module (kjudge-import.json beside problem.toml).
 struct python_problem {
-  std::string format;                 // "suite" | "kernelbench" | "gpumode"; empty: none
-  std::filesystem::path file;         // reference.py, or the imported problem's model.py
-  std::string entry;                  // "reference" | "Model"
-  std::string candidate_entry;        // "kernel|ModelNew" | "ModelNew"
+  std::string format;           // "suite" | "kernelbench" | "gpumode"; empty: none
+  std::filesystem::path file;   // reference.py, or the imported problem's model.py
+  std::string entry;            // "reference" | "Model"
+  std::string candidate_entry;  // "kernel|ModelNew" | "ModelNew"
   nlohmann::json init_inputs = nlohmann::json::array();
   int seed = 42;
-  nlohmann::json args;                // argument plan (kernelbench); null: tensors then kwargs
-  nlohmann::json source;              // where it was imported from
-  nlohmann::json structure;           // gpumode: {"inputs": "single"|"tuple", "outputs": ...}
+  nlohmann::json args;       // argument plan (kernelbench); null: tensors then kwargs
+  nlohmann::json source;     // where it was imported from
+  nlohmann::json structure;  // gpumode: {"inputs": "single"|"tuple", "outputs": ...}
   // gpumode imports since the problem's check is the rule: task.yml's tests and benchmarks with
   // every argument (seed included). Python candidates then get generate_input's inputs and are
   // judged by check_implementation (docs/python.md). Empty: kjudge's distributions and oracle.
@@ -71,14 +70,13 @@ std::optional<std::string> torch_compile_mode(const std::string& kind);
 
 // The description of one party (party.json).
 nlohmann::json python_party(const problem_spec& p, const python_problem& pp, const std::string& role,
-                            const std::filesystem::path& file, const std::string& kind,
-                            const std::string& entry, const std::optional<std::string>& compile, bool tf32,
-                            const std::string& device, dtype variant, const python_setup& setup);
+                            const std::filesystem::path& file, const std::string& kind, const std::string& entry,
+                            const std::optional<std::string>& compile, bool tf32, const std::string& device,
+                            dtype variant, const python_setup& setup);
 
 // Writes party.json into `config_dir` and points the worker options at kjudge-worker-py.
 // Python workers get `extra_memory_bytes` more address space: torch alone maps ~3 GiB.
-void configure_python_worker(worker_options& wo, const nlohmann::json& party,
-                             const std::filesystem::path& config_dir);
+void configure_python_worker(worker_options& wo, const nlohmann::json& party, const std::filesystem::path& config_dir);
 inline constexpr std::size_t python_extra_address_space = 8ull << 30;
 
 // A build result for a Python file: nothing is compiled; `library` is the file.
@@ -88,7 +86,7 @@ build_result python_build_result(const std::filesystem::path& file);
 struct call_spec;
 // Untimed warm_batch calls per bench call before timing, for every Python party: a baseline's
 // (python_warmup) and a Python candidate's timing worker (evaluate.cpp) alike, so that every
-// timed process has the same history (docs/design.md, session 12).
+// timed process has the same history (docs/notebook/2026-12-04-symmetric-warm-up.md).
 inline constexpr int python_warm_calls_per_case = 2;
 // Before timing: python_warm_calls_per_case untimed calls of a Python baseline on each bench
 // call, so that torch.compile compiles (and autotunes) outside the timed rounds; returns what it
@@ -126,10 +124,7 @@ struct shape_scale_plan {
   nlohmann::json report;
 };
 shape_scale_plan plan_shape_scale(const problem_spec& p, const python_problem& pp, const planned_case& model,
-                                  const std::vector<std::string>& distributions, double scale,
-                                  std::uint64_t secret, int per_variant);
-
-// The imported problems' root: $KJUDGE_IMPORTED, else "problems" beside the store's database.
-std::filesystem::path imported_problems_root();
+                                  const std::vector<std::string>& distributions, double scale, std::uint64_t secret,
+                                  int per_variant);
 
 }  // namespace kjudge

@@ -18,7 +18,7 @@ bool better(const scored_candidate& a, const scored_candidate& b) {
   return a.id < b.id;
 }
 
-std::string trim(std::string s) {
+std::string trim(const std::string& s) {
   const auto b = s.find_first_not_of(" \t\r\n");
   if (b == std::string::npos) return {};
   const auto e = s.find_last_not_of(" \t\r\n");
@@ -90,7 +90,9 @@ std::vector<std::string> update_families(std::map<std::string, family_record>& f
   const beam_member* last_selected = nullptr;
   for (const auto& m : beam)
     if (!m.near_miss) last_selected = &m;
-  for (auto& [name, f] : families) {
+  for (auto& entry : families) {
+    const std::string& name = entry.first;  // a named reference: lambdas cannot capture a binding in C++20
+    auto& f = entry.second;
     f.in_beam = std::any_of(beam.begin(), beam.end(), [&](const beam_member& m) { return m.c.family == name; });
     if (f.in_beam) {
       if (f.retired) {

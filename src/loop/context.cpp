@@ -69,7 +69,7 @@ json proposal_json(const loop_state& st, const proposal& p, const fs::path& work
   }
   if (with_source && !p.file.empty()) {
     std::string src = read_or_empty(workdir / p.file);
-    constexpr std::size_t k_max_source = 256 * 1024;  // bytes; proposals are limited to 1 MiB
+    constexpr std::size_t k_max_source = std::size_t{256} * 1024;  // bytes; proposals are limited to 1 MiB
     if (src.size() > k_max_source) src = src.substr(0, k_max_source) + "\n/* ... truncated by kjudge ... */\n";
     j["source"] = src;
   }

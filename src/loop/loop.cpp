@@ -6,9 +6,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
-#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -18,8 +18,10 @@
 #include <random>
 
 #include "core/error.hpp"
-#include "core/interrupt.hpp"
 #include "core/hash.hpp"
+#include "core/interrupt.hpp"
+#include "core/json_file.hpp"
+#include "core/paths.hpp"
 #include "judge/evaluate.hpp"
 #include "judge/python_parties.hpp"
 #include "loop/context.hpp"
@@ -244,7 +246,7 @@ class driver {
                             {"elapsed_s", elapsed()},
                             {"at", utc_now()}});
     });
-    struct unhook {
+    struct unhook {  // NOLINT(cppcoreguidelines-special-member-functions): a scope guard, never copied
       int id;
       ~unhook() { interrupt::remove_hook(id); }
     } unhooked{hook};
@@ -516,8 +518,7 @@ class driver {
     store_proposal(*m_state.find(id));
     std::string line = fmt::format("{} {}", id, summary.value("status", ""));
     if (summary["rule"].is_string()) line += " (" + summary["rule"].get<std::string>() + ")";
-    if (summary["median"].is_number())
-      line += " " + ci_text(summary);
+    if (summary["median"].is_number()) line += " " + ci_text(summary);
     if (summary["time_s"].is_number()) line += " " + format_seconds(summary["time_s"].get<double>());
     line += " family=" + summary.value("family", "unknown");
     if (p.meta.is_object() && p.meta.contains("autotune"))
@@ -609,17 +610,15 @@ class driver {
       std::string prev_line = "none: the first correct candidate";
       if (const proposal* pp = m_state.find(prev); pp != nullptr && pp->summary["median"].is_number())
         prev_line = fmt::format("{} {:.3g}x", prev, pp->summary["median"].get<double>());
-      std::string msg = fmt::format("{}: {} {}, family {}\n\n", id,
-                                    ci_text(s),
-                                    s.value("status", ""), s.value("family", "unknown"));
+      std::string msg =
+          fmt::format("{}: {} {}, family {}\n\n", id, ci_text(s), s.value("status", ""), s.value("family", "unknown"));
       msg += fmt::format(
           "Accepted improvement of the kjudge loop on {} ({}), iteration {}{}.\n", m_problem.name, device(),
           p->iteration,
           a.value("beyond_noise", false) ? ", beyond the previous best's CI" : ", within the previous best's CI");
       msg += fmt::format("verdict: {}{}\n", s.value("status", ""),
                          s["reasons"].empty() ? std::string() : " — " + s["reasons"][0].get<std::string>());
-      msg += fmt::format("speedup: {} (95% CI) against {}\n",
-                         ci_text(s),
+      msg += fmt::format("speedup: {} (95% CI) against {}\n", ci_text(s),
                          s["baseline"].is_string() ? s["baseline"].get<std::string>() : "the strongest baseline");
       if (s["time_s"].is_number())
         msg += fmt::format("time: {} (geometric mean over the bench cases of the candidate's median)\n",

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/paths.hpp"
 #include "loop/beam.hpp"
 
 namespace kjudge::loop {

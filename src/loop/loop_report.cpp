@@ -263,7 +263,7 @@ std::string render_loop_report(const loop_state& st, const fs::path& workdir, co
 }
 
 std::string render_trajectory_svg(const loop_state& st) {
-  constexpr double W = 860, H = 460, L = 80, R = 220, T = 40, B = 50;  // pixels
+  constexpr double k_width = 860, k_height = 460, k_left = 80, k_right = 220, k_top = 40, k_bottom = 50;  // pixels
   const int n = std::max(1, st.last_iteration());
   const auto ok = correct_judgements(st);
   std::vector<std::string> families;
@@ -283,8 +283,8 @@ std::string render_trajectory_svg(const loop_state& st) {
   }
   const double lmin = std::floor(std::log10(tmin / 1.2) * 4) / 4,
                lmax = std::ceil(std::log10(tmax * 1.2) * 4) / 4 + 1e-9;
-  auto x_of = [&](double it) { return L + (it - 0.5) / n * (W - L - R); };
-  auto y_of = [&](double t) { return T + (lmax - std::log10(t)) / (lmax - lmin) * (H - T - B); };
+  auto x_of = [&](double it) { return k_left + (it - 0.5) / n * (k_width - k_left - k_right); };
+  auto y_of = [&](double t) { return k_top + (lmax - std::log10(t)) / (lmax - lmin) * (k_height - k_top - k_bottom); };
   static const char* palette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd",
                                   "#8c564b", "#e377c2", "#17becf", "#bcbd22"};
   auto color = [&](std::size_t i) { return palette[i % std::size(palette)]; };
@@ -293,31 +293,36 @@ std::string render_trajectory_svg(const loop_state& st) {
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
       "font-family=\"sans-serif\" "
       "font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
-      W, H);
-  s += fmt::format("<text x=\"{}\" y=\"22\" font-size=\"15\">{}</text>\n", L,
+      k_width, k_height);
+  s += fmt::format("<text x=\"{}\" y=\"22\" font-size=\"15\">{}</text>\n", k_left,
                    xml_escape(fmt::format("kjudge loop on {} ({}): best candidate time per family over iterations",
                                           st.config.value("problem_name", ""), st.config.value("device", ""))));
   // Axes and grid: decades and 2x, 5x within them.
-  s += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"black\"/>\n", L, T, H - B);
-  s += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"black\"/>\n", L, H - B, W - R);
+  s += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"black\"/>\n", k_left, k_top,
+                   k_height - k_bottom);
+  s += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"black\"/>\n", k_left,
+                   k_height - k_bottom, k_width - k_right);
   for (int e = static_cast<int>(std::floor(lmin)); e <= static_cast<int>(std::ceil(lmax)); ++e)
     for (double m : {1.0, 2.0, 5.0}) {
       const double v = m * std::pow(10.0, e);
       const double lv = std::log10(v);
       if (lv < lmin || lv > lmax) continue;
       const double y = y_of(v);
-      s += fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" stroke=\"#ddd\"/>\n", L, y, W - R, y);
-      s += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n", L - 6, y + 4,
+      s += fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" stroke=\"#ddd\"/>\n", k_left, y,
+                       k_width - k_right, y);
+      s += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n", k_left - 6, y + 4,
                        xml_escape(format_seconds(v)));
     }
   const int step = std::max(1, n / 12);
   for (int i = 1; i <= n; i += step)
-    s += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", x_of(i), H - B + 18, i);
-  s += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">iteration</text>\n", (L + W - R) / 2, H - 8);
+    s += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", x_of(i),
+                     k_height - k_bottom + 18, i);
+  s += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">iteration</text>\n",
+                   (k_left + k_width - k_right) / 2, k_height - 8);
   s += fmt::format(
       "<text x=\"16\" y=\"{:.1f}\" transform=\"rotate(-90 16 {:.1f})\" text-anchor=\"middle\">candidate time "
       "(geometric mean of bench medians, log scale)</text>\n",
-      (T + H - B) / 2, (T + H - B) / 2);
+      (k_top + k_height - k_bottom) / 2, (k_top + k_height - k_bottom) / 2);
 
   // Per family: step line of the best time so far; every correct judgement as a dot.
   double overall = std::numeric_limits<double>::infinity();
@@ -348,26 +353,26 @@ std::string render_trajectory_svg(const loop_state& st) {
             "fill-opacity=\"0.45\"><title>{}</title></circle>\n",
             x_of(p->iteration), y_of(p->summary["time_s"].get<double>()), color(fi),
             xml_escape(p->id + " " + ci_text(p->summary)));
-    const double ly = T + 10 + 20.0 * static_cast<double>(fi);
+    const double ly = k_top + 10 + 20.0 * static_cast<double>(fi);
     s += fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" stroke=\"{}\" stroke-width=\"2.5\"/>\n",
-                     W - R + 14, ly, W - R + 40, ly, color(fi));
-    s += fmt::format("<text x=\"{}\" y=\"{:.1f}\">{}</text>\n", W - R + 46, ly + 4,
+                     k_width - k_right + 14, ly, k_width - k_right + 40, ly, color(fi));
+    s += fmt::format("<text x=\"{}\" y=\"{:.1f}\">{}</text>\n", k_width - k_right + 46, ly + 4,
                      xml_escape(families[fi] + " " + (std::isfinite(best) ? format_seconds(best) : "")));
   }
   if (!overall_path.empty())
     s += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"black\" stroke-width=\"1\" stroke-dasharray=\"4 3\"/>\n",
                      overall_path);
-  const double ly = T + 10 + 20.0 * static_cast<double>(families.size());
+  const double ly = k_top + 10 + 20.0 * static_cast<double>(families.size());
   s +=
       fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" stroke=\"black\" stroke-dasharray=\"4 3\"/>\n",
-                  W - R + 14, ly, W - R + 40, ly);
-  s += fmt::format("<text x=\"{}\" y=\"{:.1f}\">best overall</text>\n", W - R + 46, ly + 4);
+                  k_width - k_right + 14, ly, k_width - k_right + 40, ly);
+  s += fmt::format("<text x=\"{}\" y=\"{:.1f}\">best overall</text>\n", k_width - k_right + 46, ly + 4);
   // Rejected judgements: crosses along the top edge, so a cheating or broken proposal is visible.
   int n_rej = 0;
   for (const auto& p : st.proposals) {
     if (p.state != "judged" || status_is_correct(p.summary.value("status", ""))) continue;
     ++n_rej;
-    const double x = x_of(p.iteration), y = T + 6;
+    const double x = x_of(p.iteration), y = k_top + 6;
     s += fmt::format(
         "<path d=\"M{:.1f},{:.1f} l6,6 m0,-6 l-6,6\" stroke=\"#d62728\" "
         "stroke-width=\"1.5\"><title>{}</title></path>\n",
@@ -375,9 +380,9 @@ std::string render_trajectory_svg(const loop_state& st) {
   }
   if (n_rej > 0) {
     const double ry = ly + 20;
-    s += fmt::format("<path d=\"M{},{:.1f} l6,6 m0,-6 l-6,6\" stroke=\"#d62728\" stroke-width=\"1.5\"/>\n", W - R + 24,
-                     ry - 3);
-    s += fmt::format("<text x=\"{}\" y=\"{:.1f}\">rejected ({})</text>\n", W - R + 46, ry + 4, n_rej);
+    s += fmt::format("<path d=\"M{},{:.1f} l6,6 m0,-6 l-6,6\" stroke=\"#d62728\" stroke-width=\"1.5\"/>\n",
+                     k_width - k_right + 24, ry - 3);
+    s += fmt::format("<text x=\"{}\" y=\"{:.1f}\">rejected ({})</text>\n", k_width - k_right + 46, ry + 4, n_rej);
   }
   s += "</svg>\n";
   return s;

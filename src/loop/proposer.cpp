@@ -260,9 +260,10 @@ class autotune_proposer final : public proposer {
       const std::string basis =
           prof.min_rounds >= stats::min_rounds_for_ci95
               ? fmt::format("ranked by the median time of >= {} rounds", prof.min_rounds)
-              : fmt::format("ranked by the median time of {} rounds: an estimate without a CI (the range of {} rounds "
-                            "covers their median with probability {:.0f}%)",
-                            prof.min_rounds, prof.min_rounds, 100.0 * stats::range_coverage(prof.min_rounds));
+              : fmt::format(
+                    "ranked by the median time of {} rounds: an estimate without a CI (the range of {} rounds "
+                    "covers their median with probability {:.0f}%)",
+                    prof.min_rounds, prof.min_rounds, 100.0 * stats::range_coverage(prof.min_rounds));
       r.message = fmt::format("{}: rung {} of {} planned, {} configuration(s), timing budget {:.2f} s; {}",
                               t.path.filename().string(), plan->rung + 1, plan->planned_rungs, plan->keys.size(),
                               prof.timing_budget_s, basis);

@@ -10,25 +10,11 @@
 #include <limits>
 #include <stdexcept>
 
-#include "oracle/detail/parallel.hpp"
-#include "planner/distributions.hpp"
+#include "core/parallel.hpp"
 
 namespace kjudge {
 
 namespace {
-
-template <typename T>
-void fill_bits(void* data, std::size_t numel, T bits) {
-  auto* p = static_cast<unsigned char*>(data);
-  for (std::size_t i = 0; i < numel; ++i) std::memcpy(p + i * sizeof(T), &bits, sizeof(T));
-}
-
-template <typename T>
-bool has_bits(const void* data, std::size_t i, T bits) {
-  T v;
-  std::memcpy(&v, static_cast<const unsigned char*>(data) + i * sizeof(T), sizeof(T));
-  return v == bits;
-}
 
 // Value an integer element holding poison reads as, for the ambiguity check in compare_output.
 // A bool holding 0xa5 is not a valid bool (kernels write 0 or 1), so it never reads as a value.
@@ -80,49 +66,15 @@ bool nonfinite_match(double out, double ref) {
 
 void require_same_numel(const host_tensor& a, const host_tensor& b, const char* what) {
   if (a.numel() != b.numel()) {
-    throw std::invalid_argument(std::string(what) + ": tensors differ in size (" +
-                                a.desc().shape_string() + " vs " + b.desc().shape_string() + ")");
+    throw std::invalid_argument(std::string(what) + ": tensors differ in size (" + a.desc().shape_string() + " vs " +
+                                b.desc().shape_string() + ")");
   }
 }
 
 }  // namespace
 
-void poison_buffer(void* data, dtype t, std::size_t numel) {
-  switch (t) {
-    case dtype::f32: fill_bits(data, numel, poison_f32_bits); return;
-    case dtype::f64: fill_bits(data, numel, poison_f64_bits); return;
-    case dtype::f16:
-    case dtype::bf16: fill_bits(data, numel, poison_16_bits); return;
-    case dtype::i32:
-    case dtype::i64:
-    case dtype::u8:
-    case dtype::boolean: std::memset(data, poison_int_byte, numel * dtype_size(t)); return;
-  }
-}
-
-bool is_poison(const void* data, dtype t, std::size_t i) {
-  switch (t) {
-    case dtype::f32: return has_bits(data, i, poison_f32_bits);
-    case dtype::f64: return has_bits(data, i, poison_f64_bits);
-    case dtype::f16:
-    case dtype::bf16: return has_bits(data, i, poison_16_bits);
-    case dtype::i32:
-    case dtype::i64:
-    case dtype::u8:
-    case dtype::boolean: {
-      const std::size_t size = dtype_size(t);
-      const auto* p = static_cast<const unsigned char*>(data) + i * size;
-      for (std::size_t b = 0; b < size; ++b) {
-        if (p[b] != poison_int_byte) return false;
-      }
-      return true;
-    }
-  }
-  return false;
-}
-
-compare_result compare_output(const host_tensor& out, const host_tensor& ref64,
-                              const host_tensor& ref_same, const tolerance& tol, double k) {
+compare_result compare_output(const host_tensor& out, const host_tensor& ref64, const host_tensor& ref_same,
+                              const tolerance& tol, double k) {
   require_same_numel(out, ref64, "compare_output");
   require_same_numel(out, ref_same, "compare_output");
   return compare_output_envelope(out, ref64, ref_same, error_envelope(ref64, {&ref_same}), tol, k);
@@ -261,7 +213,7 @@ envelope_values error_envelope(const host_tensor& ref64, const std::vector<const
   // is exact, and a kernel that writes something else there is not excused by rounding
   // elsewhere. KernelBench level 2 #2 (ConvTranspose2d, bias, clamps) and #16
   // (ConvTranspose2d, Mish, hardtanh, `large` inputs) failed honest torch with TF32 on at 1-4
-  // elements in 5.4e8 this way (docs/design.md, session 14).
+  // elements in 5.4e8 this way (docs/notebook/2026-12-05-kinked-elements.md).
   std::vector<std::size_t> kinked;
   for (const auto& part : chunk_kinked) kinked.insert(kinked.end(), part.begin(), part.end());
   double kink_floor = 0.0;
@@ -296,7 +248,7 @@ compare_result compare_output_envelope(const host_tensor& out, const host_tensor
   const bool integer = !is_float(t);
   const double int_poison = integer ? integer_poison_value(t) : 0.0;
 
-  // Per chunk, merged in chunk order below (detail/parallel.hpp).
+  // Per chunk, merged in chunk order below (core/parallel.hpp).
   struct partial {
     double sum_sq_ref = 0.0, sum_sq_same_err = 0.0, sum_sq_err = 0.0, max_abs = 0.0, max_rel = 0.0;
     std::size_t n_bad = 0, n_unwritten = 0, n_nan = 0;
@@ -351,7 +303,7 @@ compare_result compare_output_envelope(const host_tensor& out, const host_tensor
       const double abs_err = std::fabs(o - r);
       const double rel_err = r != 0.0 ? abs_err / std::fabs(r) : abs_err;
       const double allowed = std::max(tol.atol + tol.rtol * std::fabs(r), k * env);
-      const double ratio = allowed > 0.0 ? abs_err / allowed
+      const double ratio = allowed > 0.0   ? abs_err / allowed
                            : abs_err > 0.0 ? std::numeric_limits<double>::infinity()
                                            : 0.0;
       if (abs_err > allowed) ++q.n_bad;
@@ -379,17 +331,19 @@ compare_result compare_output_envelope(const host_tensor& out, const host_tensor
     const auto ref_at = [r64](std::size_t i) { return r64[i]; };
     if (t == dtype::f32) {
       const auto* po = static_cast<const std::uint32_t*>(out_data);
-      loop(c, begin, end, [po](std::size_t i) { return static_cast<double>(std::bit_cast<float>(po[i])); },
-           [po](std::size_t i) { return po[i] == poison_f32_bits; }, ref_at);
+      loop(
+          c, begin, end, [po](std::size_t i) { return static_cast<double>(std::bit_cast<float>(po[i])); },
+          [po](std::size_t i) { return po[i] == poison_f32_bits; }, ref_at);
     } else if (t == dtype::bf16) {
       const auto* po = static_cast<const std::uint16_t*>(out_data);
-      loop(c, begin, end,
-           [po](std::size_t i) { return static_cast<double>(bf16_to_float(po[i])); },
-           [po](std::size_t i) { return po[i] == poison_16_bits; }, ref_at);
+      loop(
+          c, begin, end, [po](std::size_t i) { return static_cast<double>(bf16_to_float(po[i])); },
+          [po](std::size_t i) { return po[i] == poison_16_bits; }, ref_at);
     } else if (t == dtype::f64) {
       const auto* po = static_cast<const std::uint64_t*>(out_data);
-      loop(c, begin, end, [po](std::size_t i) { return std::bit_cast<double>(po[i]); },
-           [po](std::size_t i) { return po[i] == poison_f64_bits; }, ref_at);
+      loop(
+          c, begin, end, [po](std::size_t i) { return std::bit_cast<double>(po[i]); },
+          [po](std::size_t i) { return po[i] == poison_f64_bits; }, ref_at);
     } else {
       loop(c, begin, end, generic_out, generic_poison, ref_at);
     }
@@ -422,8 +376,7 @@ compare_result compare_output_envelope(const host_tensor& out, const host_tensor
   const double ref_norm = std::sqrt(sum_sq_ref);
   const bool norm_applies = ref_norm > 0.0;
   res.norm_rel_err = norm_applies ? std::sqrt(sum_sq_err) / ref_norm : std::sqrt(sum_sq_err);
-  res.norm_allowed = norm_applies ? std::max(tol.rtol, k * std::sqrt(sum_sq_same_err) / ref_norm)
-                                  : tol.rtol;
+  res.norm_allowed = norm_applies ? std::max(tol.rtol, k * std::sqrt(sum_sq_same_err) / ref_norm) : tol.rtol;
   const bool norm_bad = norm_applies && res.norm_rel_err > res.norm_allowed;
 
   const auto make_report = [&](std::size_t i, double allowed) {
@@ -441,8 +394,10 @@ compare_result compare_output_envelope(const host_tensor& out, const host_tensor
   // A non-finite mismatch outranks any finite error: no bound admits it.
   std::optional<element_report> worst_finite;
   if (worst_ratio >= 0.0) worst_finite = make_report(worst_index, worst_allowed);
-  if (res.n_nan_mismatch > 0) res.worst = make_report(first_mismatch, 0.0);
-  else res.worst = worst_finite;
+  if (res.n_nan_mismatch > 0)
+    res.worst = make_report(first_mismatch, 0.0);
+  else
+    res.worst = worst_finite;
 
   res.pass = res.n_unwritten == 0 && res.n_nan_mismatch == 0 && res.n_bad == 0 && !norm_bad;
   if (res.pass) return res;
@@ -458,8 +413,8 @@ compare_result compare_output_envelope(const host_tensor& out, const host_tensor
   if (res.n_nan_mismatch > 0) {
     const double o = out.get(first_mismatch);
     const double r = ref64.get(first_mismatch);
-    std::string s = std::string(value_class(o)) + " where the reference is " + value_class(r) +
-                    " at " + coords_string(unravel(out.desc(), first_mismatch));
+    std::string s = std::string(value_class(o)) + " where the reference is " + value_class(r) + " at " +
+                    coords_string(unravel(out.desc(), first_mismatch));
     if (res.n_nan_mismatch > 1) {
       s += " (" + std::to_string(res.n_nan_mismatch) + " non-finite mismatches)";
     }
@@ -467,9 +422,8 @@ compare_result compare_output_envelope(const host_tensor& out, const host_tensor
   }
   if (res.n_bad > 0) {
     const element_report& w = *worst_finite;
-    parts.push_back(std::to_string(res.n_bad) + " of " + total +
-                    " elements outside tolerance; worst at " + coords_string(w.coords) +
-                    ": out=" + fmt("%.8g", w.out) + " ref=" + fmt("%.8g", w.ref) +
+    parts.push_back(std::to_string(res.n_bad) + " of " + total + " elements outside tolerance; worst at " +
+                    coords_string(w.coords) + ": out=" + fmt("%.8g", w.out) + " ref=" + fmt("%.8g", w.ref) +
                     " (allowed " + fmt("%.2g", w.allowed) + ")");
   }
   if (norm_bad) {
@@ -510,23 +464,6 @@ determinism_result compare_runs(const host_tensor& a, const host_tensor& b) {
     res.max_abs_diff = std::max(res.max_abs_diff, std::fabs(x - y));
   }
   return res;
-}
-
-void round_to_tf32_random(host_tensor& t, std::uint64_t seed) {
-  if (t.desc().type != dtype::f32) return;
-  auto* p = static_cast<std::uint32_t*>(t.data());
-  const std::size_t n = t.numel();
-  std::uint64_t state = seed;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (i % 64 == 0) state = mix_seed(seed, i);
-    const std::uint32_t bits = p[i];
-    if ((bits & 0x7f800000u) == 0x7f800000u || (bits & 0x1fffu) == 0) continue;  // inf, nan; on the grid
-    const std::uint32_t toward_zero = bits & ~0x1fffu;
-    const std::uint32_t away = toward_zero + 0x2000u;  // carries into the exponent where it must
-    const bool up = (state >> (i % 64)) & 1u;
-    // The largest finite values round away to infinity: those stay toward zero.
-    p[i] = up && (away & 0x7f800000u) != 0x7f800000u ? away : toward_zero;
-  }
 }
 
 }  // namespace kjudge

@@ -11,25 +11,17 @@
 #include <vector>
 
 #include "core/tensor.hpp"
+#include "inputs/poison.hpp"
 #include "problem/spec.hpp"
 
 namespace kjudge {
-
-// Bit pattern written into every float output element before a call; an element still holding
-// it afterwards was never written. A quiet NaN with a payload no arithmetic produces.
-inline constexpr std::uint32_t poison_f32_bits = 0x7fc0dead;
-inline constexpr std::uint64_t poison_f64_bits = 0x7ff80000deadbeefULL;
-inline constexpr std::uint16_t poison_16_bits = 0x7fd7;  // bf16 and f16 quiet NaN, payload
-inline constexpr std::uint8_t poison_int_byte = 0xa5;    // every byte of integer outputs
-void poison_buffer(void* data, dtype t, std::size_t numel);
-bool is_poison(const void* data, dtype t, std::size_t i);
 
 struct element_report {
   std::size_t index = 0;
   std::vector<std::int64_t> coords;
   double out = 0.0;
-  double ref = 0.0;        // float64 reference
-  double ref_same = 0.0;   // reference in the candidate's dtype
+  double ref = 0.0;       // float64 reference
+  double ref_same = 0.0;  // reference in the candidate's dtype
   double abs_err = 0.0;
   double rel_err = 0.0;
   double allowed = 0.0;
@@ -37,14 +29,14 @@ struct element_report {
 
 struct compare_result {
   bool pass = true;
-  std::string reason;            // empty on pass; e.g. "12 elements outside tolerance"
+  std::string reason;  // empty on pass; e.g. "12 elements outside tolerance"
   std::string output_name;
   double max_abs_err = 0.0;
   double max_rel_err = 0.0;
-  double norm_rel_err = 0.0;     // ||out - ref|| / ||ref||
+  double norm_rel_err = 0.0;  // ||out - ref|| / ||ref||
   double norm_allowed = 0.0;
-  std::size_t n_bad = 0;         // elements outside the elementwise bound
-  std::size_t n_unwritten = 0;   // elements still holding the poison pattern
+  std::size_t n_bad = 0;        // elements outside the elementwise bound
+  std::size_t n_unwritten = 0;  // elements still holding the poison pattern
   std::size_t n_nan_mismatch = 0;
   std::optional<element_report> worst;  // the element with the largest err/allowed
 };
@@ -85,8 +77,8 @@ class envelope_values {
 // Compares one output tensor against the float64 reference, with error_envelope({ref_same}) as the
 // envelope (see compare_output_envelope).
 // NaN/Inf must appear exactly where the reference has them (same sign for Inf).
-compare_result compare_output(const host_tensor& out, const host_tensor& ref64,
-                              const host_tensor& ref_same, const tolerance& tol, double k);
+compare_result compare_output(const host_tensor& out, const host_tensor& ref64, const host_tensor& ref_same,
+                              const tolerance& tol, double k);
 
 // The same comparison with an explicit per-element error envelope (output units): the elementwise
 // bound is max(atol + rtol*|ref_i|, k * envelope_i) and the norm bound
@@ -111,23 +103,9 @@ compare_result compare_output_envelope(const host_tensor& out, const host_tensor
 envelope_values error_envelope(const host_tensor& ref64, const std::vector<const host_tensor*>& same_dtype_runs,
                                std::size_t group_length = 0);
 
-// Moves every finite f32 element to one of its two neighbouring TF32 values (10 explicit
-// mantissa bits), the direction drawn from `seed`; elements already on the TF32 grid stay. Other
-// dtypes stay. One envelope run of a TF32-permitted problem: an independent draw of the operand
-// rounding a TF32 tensor-core kernel makes. A single round-to-nearest run (the earlier scheme) was
-// one fixed draw per element, and where a nonlinearity after the matmul or conv amplifies the
-// error unevenly along a row (tanh, softmax, clamp near its kinks) or a row is one element
-// (KernelBench level 2, shape [1024, 1]), honest torch with TF32 on missed 8x that draw on a few
-// elements in 10^8 (level 2 #1, #2, #5, #13, #14 on the H200, session 13). A random direction's
-// error is up to one TF32 ulp (twice round-to-nearest's RMS); independent draws of it
-// (envelope_runs, protocol/messages.hpp), with the parameters of a Python reference rounded alike
-// (hosted_program::round_parameters), cover it except at a one-sided kink alone in its row
-// (a clamp; level 2 #2); docs/design.md (session 13) has the simulation and the H200 figures.
-void round_to_tf32_random(host_tensor& t, std::uint64_t seed);
-
 // Describes how two runs of the candidate on the same inputs differ (determinism). It judges
 // nothing: each run is judged against the reference by compare_output, since a flat tolerance
-// between the two rejected pairs of runs that each pass (session 18, docs/design.md).
+// between the two rejected pairs of runs that each pass (docs/notebook/2026-12-06-nondeterminism.md).
 struct determinism_result {
   bool bitwise_equal = true;
   double max_abs_diff = 0.0;  // infinite where a non-finite value differs (two NaNs agree)

@@ -12,13 +12,13 @@
 #include "core/error.hpp"
 #include "problem/expr.hpp"
 
-// Plans are reproducible from the secret seed on any machine (see detail/counter_rng.hpp).
+// Plans are reproducible from the secret seed on any machine (see inputs/counter_rng.hpp).
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("fp-contract=off")
 #elif defined(__clang__)
 #pragma STDC FP_CONTRACT OFF
 #endif
-#include "planner/detail/counter_rng.hpp"
+#include "inputs/counter_rng.hpp"
 
 namespace kjudge {
 namespace detail {
@@ -40,8 +40,12 @@ constexpr int k_bisect_steps = 48;
 
 constexpr double k_ln2 = 0.6931471805599453;
 
-double det_ln(double x) { return det_log(x); }
-double det_exp(double x) { return det_exp2(x / k_ln2); }
+double det_ln(double x) {
+  return det_log(x);
+}
+double det_exp(double x) {
+  return det_exp2(x / k_ln2);
+}
 
 std::uint64_t fnv1a(std::string_view s) {
   std::uint64_t h = 0xcbf29ce484222325ULL;
@@ -90,8 +94,10 @@ class hidden_planner {
       for (int a = 0; a < k_draw_attempts && !fresh; ++a) {
         symbol_values s = random_draw();
         if (!feasible(s)) continue;
-        if (seen.count(key_of(s))) repeat = s;
-        else fresh = s;
+        if (seen.count(key_of(s)))
+          repeat = s;
+        else
+          fresh = s;
       }
       if (fresh) {
         seen.insert(key_of(*fresh));
@@ -107,8 +113,7 @@ class hidden_planner {
     if (out.empty() && count > 0) {
       throw usage_error(located(m_p.file.string(), m_h.line,
                                 "expected the hidden ranges to admit a case within max_elements (" +
-                                    std::to_string(m_h.max_elements) +
-                                    ") and the constraints, found none after " +
+                                    std::to_string(m_h.max_elements) + ") and the constraints, found none after " +
                                     std::to_string(k_draw_attempts) + " draws"));
     }
     return out;
@@ -121,8 +126,10 @@ class hidden_planner {
 
   std::int64_t largest_tensor(const symbol_values& s) const {
     std::int64_t largest = 0;
-    for (const auto& d : resolve_inputs(m_p, s, m_variant)) largest = std::max(largest, static_cast<std::int64_t>(d.numel()));
-    for (const auto& d : resolve_outputs(m_p, s, m_variant)) largest = std::max(largest, static_cast<std::int64_t>(d.numel()));
+    for (const auto& d : resolve_inputs(m_p, s, m_variant))
+      largest = std::max(largest, static_cast<std::int64_t>(d.numel()));
+    for (const auto& d : resolve_outputs(m_p, s, m_variant))
+      largest = std::max(largest, static_cast<std::int64_t>(d.numel()));
     return largest;
   }
 
@@ -215,10 +222,14 @@ class hidden_planner {
       const bool up = (next() & 1) != 0;
       const std::int64_t first = up ? pow2 + 1 : pow2 - 1;
       const std::int64_t second = up ? pow2 - 1 : pow2 + 1;
-      if (first >= r.min && first <= r.max) v = first;
-      else if (second >= r.min && second <= r.max) v = second;
-      else if (v % 2 == 0 && v - 1 >= r.min) v -= 1;
-      else if (v % 2 == 0 && v + 1 <= r.max) v += 1;
+      if (first >= r.min && first <= r.max)
+        v = first;
+      else if (second >= r.min && second <= r.max)
+        v = second;
+      else if (v % 2 == 0 && v - 1 >= r.min)
+        v -= 1;
+      else if (v % 2 == 0 && v + 1 <= r.max)
+        v += 1;
     }
     if (feasible(s)) return s;
     // Shrinking an odd value by 2 keeps it odd and eventually fits.
@@ -270,9 +281,12 @@ std::string device_list(const problem_spec& p) {
 
 std::string_view case_kind_name(case_kind k) {
   switch (k) {
-    case case_kind::public_case: return "public";
-    case case_kind::hidden_case: return "hidden";
-    case case_kind::bench_case: return "bench";
+    case case_kind::public_case:
+      return "public";
+    case case_kind::hidden_case:
+      return "hidden";
+    case case_kind::bench_case:
+      return "bench";
   }
   return "?";
 }
@@ -296,9 +310,8 @@ std::string planned_case::shape_string() const {
   return out;
 }
 
-planned_case make_case(const problem_spec& p, dtype variant, const symbol_values& s,
-                       const std::string& distribution, std::uint64_t seed, std::string id,
-                       case_kind kind) {
+planned_case make_case(const problem_spec& p, dtype variant, const symbol_values& s, const std::string& distribution,
+                       std::uint64_t seed, std::string id, case_kind kind) {
   if (!is_known_distribution(distribution)) {
     throw usage_error("unknown distribution '" + distribution + "' for case " + id + " of " + p.name);
   }
@@ -323,29 +336,27 @@ case_plan plan_cases(const problem_spec& p, const plan_options& o) {
   const auto bench_it = p.bench_cases.find(o.device);
   const auto hidden_it = p.hidden.find(o.device);
   if (bench_it == p.bench_cases.end() && hidden_it == p.hidden.end()) {
-    throw usage_error(located(p.file.string(), 0,
-                              "problem " + p.name + " declares no cases for device '" + o.device +
-                                  "' (devices with [[bench.<device>]] and [hidden.<device>]: " +
-                                  detail::device_list(p) + ")"));
+    throw usage_error(
+        located(p.file.string(), 0,
+                "problem " + p.name + " declares no cases for device '" + o.device +
+                    "' (devices with [[bench.<device>]] and [hidden.<device>]: " + detail::device_list(p) + ")"));
   }
   case_plan plan;
 
   const std::uint64_t public_key = mix_seed(detail::k_public_key, detail::fnv1a(p.name));
   for (std::size_t i = 0; i < p.public_cases.size(); ++i) {
     const auto& cs = p.public_cases[i];
-    plan.public_cases.push_back(make_case(p, o.variant, cs.symbols, cs.distribution,
-                                          mix_seed(public_key, detail::k_salt_public + i),
-                                          cs.name.empty() ? "public-" + std::to_string(i) : cs.name,
-                                          case_kind::public_case));
+    plan.public_cases.push_back(
+        make_case(p, o.variant, cs.symbols, cs.distribution, mix_seed(public_key, detail::k_salt_public + i),
+                  cs.name.empty() ? "public-" + std::to_string(i) : cs.name, case_kind::public_case));
   }
 
   if (bench_it != p.bench_cases.end()) {
     for (std::size_t i = 0; i < bench_it->second.size(); ++i) {
       const auto& cs = bench_it->second[i];
-      plan.bench_cases.push_back(make_case(p, o.variant, cs.symbols, cs.distribution,
-                                           mix_seed(o.secret_seed, detail::k_salt_bench + i),
-                                           cs.name.empty() ? "bench-" + std::to_string(i) : cs.name,
-                                           case_kind::bench_case));
+      plan.bench_cases.push_back(
+          make_case(p, o.variant, cs.symbols, cs.distribution, mix_seed(o.secret_seed, detail::k_salt_bench + i),
+                    cs.name.empty() ? "bench-" + std::to_string(i) : cs.name, case_kind::bench_case));
     }
   }
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "planner/distributions.hpp"
+#include "inputs/distributions.hpp"
 #include "problem/spec.hpp"
 
 namespace kjudge {
@@ -14,7 +14,7 @@ enum class case_kind { public_case, hidden_case, bench_case };
 std::string_view case_kind_name(case_kind k);
 
 struct planned_case {
-  std::string id;        // "public-0", "hidden-3", "bench-1"
+  std::string id;  // "public-0", "hidden-3", "bench-1"
   case_kind kind = case_kind::public_case;
   symbol_values symbols;
   std::string distribution;
@@ -47,9 +47,8 @@ struct case_plan {
 case_plan plan_cases(const problem_spec& p, const plan_options& o);
 
 // A case with explicit symbols/distribution (used by validate, bench, tests).
-planned_case make_case(const problem_spec& p, dtype variant, const symbol_values& s,
-                       const std::string& distribution, std::uint64_t seed, std::string id,
-                       case_kind kind);
+planned_case make_case(const problem_spec& p, dtype variant, const symbol_values& s, const std::string& distribution,
+                       std::uint64_t seed, std::string id, case_kind kind);
 
 // 64 random bits from the OS (getrandom); never written to any file or environment variable.
 std::uint64_t fresh_secret_seed();

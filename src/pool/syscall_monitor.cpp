@@ -170,7 +170,6 @@ class monitor {
 #endif
 #ifdef SYS_creat
       case SYS_creat:
-        return write_open{AT_FDCWD, d.args[0]};
 #endif
       case SYS_truncate:
         return write_open{AT_FDCWD, d.args[0]};

@@ -11,21 +11,21 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
-#include <optional>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <thread>
 #include <utility>
 #include <vector>
 
 #include "core/error.hpp"
-#include "core/text.hpp"
-#include "pool/detail/private_mounts.hpp"
 #include "core/guardian.hpp"
 #include "core/interrupt.hpp"
+#include "core/text.hpp"
+#include "pool/detail/private_mounts.hpp"
 #include "pool/process_census.hpp"
 #include "pool/syscall_monitor.hpp"
 
@@ -49,6 +49,8 @@ struct request_trace {
   request_trace() {
     if (const char* p = std::getenv("KJUDGE_TRACE_REQUESTS"); p != nullptr && *p != 0) file = std::fopen(p, "a");
   }
+  request_trace(const request_trace&) = delete;
+  request_trace& operator=(const request_trace&) = delete;
   ~request_trace() {
     if (file != nullptr) std::fclose(file);
   }
@@ -82,13 +84,20 @@ std::string signal_name(int sig) {
 
 std::string_view worker_fault_name(worker_fault f) {
   switch (f) {
-    case worker_fault::crash: return "crash";
-    case worker_fault::timeout: return "timeout";
-    case worker_fault::resource_limit: return "resource_limit";
-    case worker_fault::sandbox_violation: return "sandbox_violation";
-    case worker_fault::forged_message: return "forged_message";
-    case worker_fault::early_exit: return "early_exit";
-    case worker_fault::worker_error: return "worker_error";
+    case worker_fault::crash:
+      return "crash";
+    case worker_fault::timeout:
+      return "timeout";
+    case worker_fault::resource_limit:
+      return "resource_limit";
+    case worker_fault::sandbox_violation:
+      return "sandbox_violation";
+    case worker_fault::forged_message:
+      return "forged_message";
+    case worker_fault::early_exit:
+      return "early_exit";
+    case worker_fault::worker_error:
+      return "worker_error";
   }
   return "?";
 }
@@ -103,11 +112,18 @@ std::filesystem::path worker_executable(const std::string& backend) {
 }
 
 worker_process::worker_process(worker_process&& o) noexcept
-    : m_options(std::move(o.m_options)), m_pid(std::exchange(o.m_pid, -1)),
-      m_channel(std::move(o.m_channel)), m_arena(std::move(o.m_arena)),
-      m_ready(std::move(o.m_ready)), m_log(std::move(o.m_log)), m_sent_type(std::move(o.m_sent_type)),
-      m_sent_at(o.m_sent_at), m_left_behind(std::move(o.m_left_behind)), m_monitor_key(o.m_monitor_key),
-      m_launched_at(o.m_launched_at), m_load(std::move(o.m_load)) {}
+    : m_options(std::move(o.m_options)),
+      m_pid(std::exchange(o.m_pid, -1)),
+      m_channel(std::move(o.m_channel)),
+      m_arena(std::move(o.m_arena)),
+      m_ready(std::move(o.m_ready)),
+      m_log(std::move(o.m_log)),
+      m_sent_type(std::move(o.m_sent_type)),
+      m_sent_at(o.m_sent_at),
+      m_left_behind(std::move(o.m_left_behind)),
+      m_monitor_key(o.m_monitor_key),
+      m_launched_at(o.m_launched_at),
+      m_load(std::move(o.m_load)) {}
 
 worker_process& worker_process::operator=(worker_process&& o) noexcept {
   if (this != &o) {
@@ -128,7 +144,9 @@ worker_process& worker_process::operator=(worker_process&& o) noexcept {
   return *this;
 }
 
-worker_process::~worker_process() { stop(); }
+worker_process::~worker_process() {
+  stop();
+}
 
 std::variant<worker_process, worker_failure> worker_process::launch(const worker_options& o) {
   worker_process w;
@@ -152,17 +170,20 @@ std::variant<worker_process, worker_failure> worker_process::launch(const worker
   const std::string exe_s = exe.string();
   const std::string arena_s = std::to_string(w.m_arena.size());
   // A clean environment: nothing of the controller's (no seed, no paths to the store).
-  std::vector<std::string> env_s{"PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C", "LC_ALL=C",
-                                 "HOME=" + o.scratch_dir.string(), "TMPDIR=" + o.scratch_dir.string(),
+  std::vector<std::string> env_s{"PATH=/usr/local/bin:/usr/bin:/bin",
+                                 "LANG=C",
+                                 "LC_ALL=C",
+                                 "HOME=" + o.scratch_dir.string(),
+                                 "TMPDIR=" + o.scratch_dir.string(),
                                  "KJUDGE_SCRATCH=" + o.scratch_dir.string(),
                                  "KJUDGE_LIBRARY_DIR=" + o.library.parent_path().string()};
   // Parties are timed back to back: an OpenMP pool that keeps spinning after its call (the
   // default active wait lasts ~0.1-0.3 s) would steal the cores from the next party's sample.
   // Passive waiting makes every party start on an idle machine.
   if (std::getenv("OMP_WAIT_POLICY") == nullptr) env_s.emplace_back("OMP_WAIT_POLICY=PASSIVE");
-  for (const char* keep : {"OMP_WAIT_POLICY", "OMP_NUM_THREADS", "CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH",
-                           "CUDA_MODULE_LOADING", "NVIDIA_VISIBLE_DEVICES", "KJUDGE_SANDBOX_READ",
-                           "KJUDGE_CUPTI_DETACH"})
+  for (const char* keep :
+       {"OMP_WAIT_POLICY", "OMP_NUM_THREADS", "CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH", "CUDA_MODULE_LOADING",
+        "NVIDIA_VISIBLE_DEVICES", "KJUDGE_SANDBOX_READ", "KJUDGE_CUPTI_DETACH"})
     if (const char* v = std::getenv(keep)) env_s.push_back(std::string(keep) + "=" + v);
   // The child writes what its private mounts applied into this entry (worker/sandbox.cpp reports
   // it): room reserved now, since the child may not allocate.
@@ -174,8 +195,10 @@ std::variant<worker_process, worker_failure> worker_process::launch(const worker
   for (auto& s : env_s) envp.push_back(s.data());
   envp.push_back(nullptr);
   std::optional<detail::private_mounts> mounts;
-  if (o.sandbox) mounts.emplace(o.scratch_dir.string());
-  else std::snprintf(ns_report, ns_capacity, "none: the worker runs without the sandbox");
+  if (o.sandbox)
+    mounts.emplace(o.scratch_dir.string());
+  else
+    std::snprintf(ns_report, ns_capacity, "none: the worker runs without the sandbox");
   std::vector<char*> argv;
   for (const auto& a : o.launcher) argv.push_back(const_cast<char*>(a.c_str()));
   for (const char* a : {exe_s.c_str(), "--arena-bytes", arena_s.c_str()}) argv.push_back(const_cast<char*>(a));
@@ -243,8 +266,12 @@ std::variant<worker_process, worker_failure> worker_process::launch(const worker
   w.m_channel = channel(sv[0]);
   w.m_channel.set_token(random_token());
 
-  json hello{{"type", "hello"}, {"library", o.library.string()}, {"role", o.role},
-             {"backend", o.backend}, {"sandbox", o.sandbox}, {"protocol", 1},
+  json hello{{"type", "hello"},
+             {"library", o.library.string()},
+             {"role", o.role},
+             {"backend", o.backend},
+             {"sandbox", o.sandbox},
+             {"protocol", 1},
              {"pin_bytes", std::min(o.pin_bytes, o.arena_bytes)}};
   if (!w.m_channel.send(hello)) return w.classify_death(worker_fault::crash, "the worker did not start");
   return std::variant<worker_process, worker_failure>(std::in_place_index<0>, std::move(w));
@@ -377,7 +404,8 @@ worker_failure worker_process::classify_death(worker_fault fallback, const std::
     } else if (f.signal == SIGXFSZ) {
       f.kind = worker_fault::resource_limit;
       f.message = "file size limit exceeded";
-    } else if ((f.signal == SIGSEGV || f.signal == SIGBUS || f.signal == SIGABRT) && (near_memory_limit || oom_in_log)) {
+    } else if ((f.signal == SIGSEGV || f.signal == SIGBUS || f.signal == SIGABRT) &&
+               (near_memory_limit || oom_in_log)) {
       f.kind = worker_fault::resource_limit;
       f.message = "out of memory: " + signal_name(f.signal) + " at " + std::to_string(ru.ru_maxrss / 1024) +
                   " MiB resident, limit " + std::to_string(m_options.memory_limit_bytes >> 20) + " MiB";

@@ -21,17 +21,17 @@ namespace kjudge {
 
 struct worker_options {
   std::string backend = "cpu";
-  std::filesystem::path library;      // the shared object to load
+  std::filesystem::path library;  // the shared object to load
   // The worker program; empty: worker_executable(backend). kjudge-worker-py for Python parties,
   // whose `library` is then the party's description (docs/python.md).
   std::filesystem::path executable;
-  std::string role = "candidate";     // candidate | baseline | reference
+  std::string role = "candidate";  // candidate | baseline | reference
   std::size_t arena_bytes = 1 << 20;
   // The arena's first bytes a device worker pins (page-locks) for its copies; the rest is copied
   // through the driver's staging. Default: all of it.
   std::size_t pin_bytes = static_cast<std::size_t>(-1);
-  std::size_t memory_limit_bytes = 4ull << 30;  // RLIMIT_AS; 0: none (CUDA reserves huge VA)
-  double cpu_limit_seconds = 900;               // RLIMIT_CPU
+  std::size_t memory_limit_bytes = 4ull << 30;    // RLIMIT_AS; 0: none (CUDA reserves huge VA)
+  double cpu_limit_seconds = 900;                 // RLIMIT_CPU
   std::size_t file_size_limit_bytes = 64u << 20;  // RLIMIT_FSIZE
   bool sandbox = true;
   std::filesystem::path scratch_dir;  // the worker's only writable directory; its log goes here
@@ -57,7 +57,7 @@ std::string_view worker_fault_name(worker_fault f);
 
 struct worker_failure {
   worker_fault kind = worker_fault::crash;
-  std::string message;   // human-readable, with the signal or status
+  std::string message;     // human-readable, with the signal or status
   std::string error_kind;  // for worker_error: bad_input | runtime_error | resource_limit | internal
   int signal = 0;
   int exit_status = -1;

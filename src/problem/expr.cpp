@@ -24,8 +24,7 @@ class parser {
  public:
   // `lookup` is null in check-only mode: every known symbol evaluates to 1 and arithmetic
   // faults (division by zero) are not reported, so a spec can be validated without values.
-  parser(std::string_view text, const std::map<std::string, double>* values,
-         const std::set<std::string>* known)
+  parser(std::string_view text, const std::map<std::string, double>* values, const std::set<std::string>* known)
       : m_text(text), m_values(values), m_known(known) {}
 
   double parse() {
@@ -45,13 +44,12 @@ class parser {
     } else {
       found = "'" + std::string(1, m_text[pos]) + "'";
     }
-    throw usage_error("expression '" + std::string(m_text) + "': expected " + expected +
-                      " at column " + std::to_string(pos + 1) + ", found " + found);
+    throw usage_error("expression '" + std::string(m_text) + "': expected " + expected + " at column " +
+                      std::to_string(pos + 1) + ", found " + found);
   }
 
   [[noreturn]] void fail_message(const std::string& message, std::size_t pos) const {
-    throw usage_error("expression '" + std::string(m_text) + "': " + message + " at column " +
-                      std::to_string(pos + 1));
+    throw usage_error("expression '" + std::string(m_text) + "': " + message + " at column " + std::to_string(pos + 1));
   }
 
   void skip_space() {
@@ -94,22 +92,32 @@ class parser {
   double parse_cmp() {
     double v = parse_add();
     for (;;) {
-      if (accept("<=")) v = v <= parse_add() ? 1.0 : 0.0;
-      else if (accept(">=")) v = v >= parse_add() ? 1.0 : 0.0;
-      else if (accept("==")) v = v == parse_add() ? 1.0 : 0.0;
-      else if (accept("!=")) v = v != parse_add() ? 1.0 : 0.0;
-      else if (accept("<")) v = v < parse_add() ? 1.0 : 0.0;
-      else if (accept(">")) v = v > parse_add() ? 1.0 : 0.0;
-      else return v;
+      if (accept("<="))
+        v = v <= parse_add() ? 1.0 : 0.0;
+      else if (accept(">="))
+        v = v >= parse_add() ? 1.0 : 0.0;
+      else if (accept("=="))
+        v = v == parse_add() ? 1.0 : 0.0;
+      else if (accept("!="))
+        v = v != parse_add() ? 1.0 : 0.0;
+      else if (accept("<"))
+        v = v < parse_add() ? 1.0 : 0.0;
+      else if (accept(">"))
+        v = v > parse_add() ? 1.0 : 0.0;
+      else
+        return v;
     }
   }
 
   double parse_add() {
     double v = parse_mul();
     for (;;) {
-      if (accept("+")) v += parse_mul();
-      else if (accept("-")) v -= parse_mul();
-      else return v;
+      if (accept("+"))
+        v += parse_mul();
+      else if (accept("-"))
+        v -= parse_mul();
+      else
+        return v;
     }
   }
 
@@ -166,8 +174,7 @@ class parser {
     // because only digits, '.', 'e', and an exponent sign are copied.
     const std::size_t start = m_pos;
     std::size_t end = m_pos;
-    while (end < m_text.size() &&
-           (std::isdigit(static_cast<unsigned char>(m_text[end])) || m_text[end] == '.')) ++end;
+    while (end < m_text.size() && (std::isdigit(static_cast<unsigned char>(m_text[end])) || m_text[end] == '.')) ++end;
     if (end < m_text.size() && (m_text[end] == 'e' || m_text[end] == 'E')) {
       std::size_t e = end + 1;
       if (e < m_text.size() && (m_text[e] == '+' || m_text[e] == '-')) ++e;
@@ -181,8 +188,7 @@ class parser {
     const double v = std::strtod(token.c_str(), &stop);
     if (stop != token.c_str() + token.size()) fail("a number", start);
     m_pos = end;
-    if (m_pos < m_text.size() &&
-        (std::isalpha(static_cast<unsigned char>(m_text[m_pos])) || m_text[m_pos] == '_')) {
+    if (m_pos < m_text.size() && (std::isalpha(static_cast<unsigned char>(m_text[m_pos])) || m_text[m_pos] == '_')) {
       fail("an operator after the number", m_pos);
     }
     return v;
@@ -190,8 +196,7 @@ class parser {
 
   double parse_identifier() {
     const std::size_t start = m_pos;
-    while (m_pos < m_text.size() && (std::isalnum(static_cast<unsigned char>(m_text[m_pos])) ||
-                                     m_text[m_pos] == '_')) {
+    while (m_pos < m_text.size() && (std::isalnum(static_cast<unsigned char>(m_text[m_pos])) || m_text[m_pos] == '_')) {
       ++m_pos;
     }
     const std::string name(m_text.substr(start, m_pos - start));

@@ -4,7 +4,7 @@
 #include <cstdlib>
 
 #include "core/error.hpp"
-#include "judge/python_parties.hpp"
+#include "core/paths.hpp"
 #include "problem/integrity.hpp"
 
 namespace kjudge {
@@ -36,7 +36,8 @@ problem_spec load_path(const fs::path& path) {
     return parse_problem_file(file);
   }
   if (!fs::exists(path, ec)) {
-    throw usage_error(located(path.string(), 0, "expected a problem directory or problem.toml, found nothing at this path"));
+    throw usage_error(
+        located(path.string(), 0, "expected a problem directory or problem.toml, found nothing at this path"));
   }
   verify_files(fs::absolute(path).parent_path());
   return parse_problem_file(path);
@@ -47,8 +48,9 @@ problem_spec load_suite_entry(const fs::path& dir) {
   problem_spec p = parse_problem_file(dir / k_spec_file);
   const std::string dir_name = dir.filename().string();
   if (p.name != dir_name) {
-    throw usage_error(located(p.file.string(), 0, "expected name = \"" + dir_name +
-                                                      "\" (the problem's directory name), found \"" + p.name + "\""));
+    throw usage_error(
+        located(p.file.string(), 0,
+                "expected name = \"" + dir_name + "\" (the problem's directory name), found \"" + p.name + "\""));
   }
   return p;
 }

@@ -1,15 +1,15 @@
 #include "problem/spec.hpp"
 
+#include <toml++/toml.h>
+
 #include <algorithm>
 #include <cmath>
 #include <set>
 #include <sstream>
 #include <string_view>
 
-#include <toml++/toml.h>
-
 #include "core/error.hpp"
-#include "planner/distributions.hpp"
+#include "inputs/distributions.hpp"
 #include "problem/expr.hpp"
 
 namespace kjudge {
@@ -90,30 +90,45 @@ std::string suggestion(std::string_view found, const auto& allowed) {
 std::string describe(const toml::node& n) {
   std::ostringstream os;
   switch (n.type()) {
-    case toml::node_type::string: os << "a string (\"" << n.as_string()->get() << "\")"; break;
-    case toml::node_type::integer: os << "an integer (" << n.as_integer()->get() << ")"; break;
+    case toml::node_type::string:
+      os << "a string (\"" << n.as_string()->get() << "\")";
+      break;
+    case toml::node_type::integer:
+      os << "an integer (" << n.as_integer()->get() << ")";
+      break;
     case toml::node_type::floating_point:
       os << "a floating-point number (" << n.as_floating_point()->get() << ")";
       break;
-    case toml::node_type::boolean: os << "a boolean (" << (n.as_boolean()->get() ? "true" : "false") << ")"; break;
-    case toml::node_type::array: os << "an array"; break;
-    case toml::node_type::table: os << "a table"; break;
-    default: os << "a date/time"; break;
+    case toml::node_type::boolean:
+      os << "a boolean (" << (n.as_boolean()->get() ? "true" : "false") << ")";
+      break;
+    case toml::node_type::array:
+      os << "an array";
+      break;
+    case toml::node_type::table:
+      os << "a table";
+      break;
+    default:
+      os << "a date/time";
+      break;
   }
   return os.str();
 }
 
-long line_of(const toml::node& n) { return static_cast<long>(n.source().begin.line); }
+long line_of(const toml::node& n) {
+  return static_cast<long>(n.source().begin.line);
+}
 
 std::vector<tensor_desc> resolve_tensors(const problem_spec& p, const std::vector<tensor_spec>& specs,
-                                         const symbol_values& s, dtype variant, const char* role,
-                                         bool located_errors);
+                                         const symbol_values& s, dtype variant, const char* role, bool located_errors);
 
 // Element count of the largest input or output (errors unlocated, see resolve_tensors).
 std::int64_t largest_tensor(const problem_spec& p, const symbol_values& s) {
   std::int64_t largest = 0;
-  for (const auto& d : resolve_tensors(p, p.inputs, s, dtype::f32, "input", false)) largest = std::max<std::int64_t>(largest, static_cast<std::int64_t>(d.numel()));
-  for (const auto& d : resolve_tensors(p, p.outputs, s, dtype::f32, "output", false)) largest = std::max<std::int64_t>(largest, static_cast<std::int64_t>(d.numel()));
+  for (const auto& d : resolve_tensors(p, p.inputs, s, dtype::f32, "input", false))
+    largest = std::max<std::int64_t>(largest, static_cast<std::int64_t>(d.numel()));
+  for (const auto& d : resolve_tensors(p, p.outputs, s, dtype::f32, "output", false))
+    largest = std::max<std::int64_t>(largest, static_cast<std::int64_t>(d.numel()));
   return largest;
 }
 
@@ -124,8 +139,10 @@ class spec_reader {
   problem_spec read() {
     std::error_code ec;
     if (!fs::is_regular_file(m_file, ec)) {
-      throw usage_error(located(m_path, 0, "expected a problem file (problem.toml), found " +
-                                               std::string(fs::exists(m_file, ec) ? "a directory or special file" : "nothing at this path")));
+      throw usage_error(
+          located(m_path, 0,
+                  "expected a problem file (problem.toml), found " +
+                      std::string(fs::exists(m_file, ec) ? "a directory or special file" : "nothing at this path")));
     }
     toml::table root;
     try {
@@ -151,9 +168,9 @@ class spec_reader {
                   const std::string& where) const {
     for (auto&& [k, v] : t) {
       if (!contains(allowed, k.str())) {
-        fail(static_cast<long>(k.source().begin.line),
-             "unknown key '" + std::string(k.str()) + "' in " + where + ": expected one of " +
-                 join(allowed) + suggestion(k.str(), allowed));
+        fail(static_cast<long>(k.source().begin.line), "unknown key '" + std::string(k.str()) + "' in " + where +
+                                                           ": expected one of " + join(allowed) +
+                                                           suggestion(k.str(), allowed));
       }
     }
   }
@@ -163,8 +180,7 @@ class spec_reader {
                             const std::string& what) const {
     const toml::node* n = t.get(key);
     if (n == nullptr) {
-      fail(line_of(t), "expected key '" + std::string(key) + "' (" + what + ") in " + where +
-                           ", found none");
+      fail(line_of(t), "expected key '" + std::string(key) + "' (" + what + ") in " + where + ", found none");
     }
     return *n;
   }
@@ -186,7 +202,8 @@ class spec_reader {
   }
 
   bool as_bool(const toml::node& n, const std::string& what) const {
-    if (!n.is_boolean()) fail(line_of(n), "expected " + what + " to be a boolean (true or false), found " + describe(n));
+    if (!n.is_boolean())
+      fail(line_of(n), "expected " + what + " to be a boolean (true or false), found " + describe(n));
     return n.as_boolean()->get();
   }
 
@@ -208,29 +225,28 @@ class spec_reader {
 
   fs::path existing_file(const problem_spec& p, const toml::node& n, const std::string& what) const {
     const std::string rel = as_string(n, what);
-    const fs::path abs = (p.dir / rel).lexically_normal();
+    fs::path abs = (p.dir / rel).lexically_normal();
     std::error_code ec;
     if (!fs::is_regular_file(abs, ec)) {
-      fail(line_of(n), "expected " + what + " to name an existing file (relative to " +
-                           p.dir.string() + "), found no file at " + abs.string());
+      fail(line_of(n), "expected " + what + " to name an existing file (relative to " + p.dir.string() +
+                           "), found no file at " + abs.string());
     }
     return abs;
   }
 
   void read_root(const toml::table& root, problem_spec& p) {
-    check_keys(root,
-               {"name", "description", "dtypes", "check", "tf32_allowed", "library_kernels", "conditioning_k",
-                "nonfinite_outputs", "signature", "tolerance", "cost", "references", "baselines",
-                "public", "bench", "hidden"},
-               "the top-level table");
+    check_keys(
+        root,
+        {"name", "description", "dtypes", "check", "tf32_allowed", "library_kernels", "conditioning_k",
+         "nonfinite_outputs", "signature", "tolerance", "cost", "references", "baselines", "public", "bench", "hidden"},
+        "the top-level table");
     const std::string top = "the top-level table";
     const toml::node& name = require(root, "name", top, "the problem's name, a string");
     p.name = as_string(name, "'name'");
     if (p.name.empty() || !std::all_of(p.name.begin(), p.name.end(), [](char c) {
           return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
         })) {
-      fail(line_of(name), "expected 'name' to be made of letters, digits, '_', '-' and '.', found \"" +
-                              p.name + "\"");
+      fail(line_of(name), "expected 'name' to be made of letters, digits, '_', '-' and '.', found \"" + p.name + "\"");
     }
     if (const auto* n = root.get("description")) p.description = as_string(*n, "'description'");
     read_dtypes(root, p);
@@ -250,10 +266,10 @@ class spec_reader {
       }
     }
 
-    read_signature(as_table(require(root, "signature", top,
-                                    "the [signature] table with symbols, inputs, outputs, scalars"),
-                            "'signature'"),
-                   p);
+    read_signature(
+        as_table(require(root, "signature", top, "the [signature] table with symbols, inputs, outputs, scalars"),
+                 "'signature'"),
+        p);
     // check = "qr" (src/oracle/qr_check.hpp) judges one input A[B,n,n] and the outputs H (A's
     // shape) and tau[B,n], in that order.
     if (p.check == "qr") {
@@ -271,7 +287,8 @@ class spec_reader {
                         p.outputs[1].shape == std::vector<std::string>{p.inputs[0].shape[0], p.inputs[0].shape[1]};
       if (!fits)
         fail(line_of(*root.get("check")),
-             "expected check = \"qr\" to come with one input A[B,n,n] and the outputs H[B,n,n], tau[B,n], found " + found);
+             "expected check = \"qr\" to come with one input A[B,n,n] and the outputs H[B,n,n], tau[B,n], found " +
+                 found);
     }
     read_tolerances(root.get("tolerance"), p);
     if (const auto* n = root.get("cost")) read_cost(as_table(*n, "'cost'"), p);
@@ -309,7 +326,8 @@ class spec_reader {
     // seen; a device with hidden cases but nothing to time cannot produce a speedup.
     for (const auto& d : bench_devices) {
       if (!hidden_devices.count(d)) {
-        fail(line_of(*root.get("bench")), "expected a [hidden." + d + "] generator for the device of [[bench." + d + "]], found none");
+        fail(line_of(*root.get("bench")),
+             "expected a [hidden." + d + "] generator for the device of [[bench." + d + "]], found none");
       }
     }
     for (const auto& d : hidden_devices) {
@@ -337,7 +355,9 @@ class spec_reader {
     for (const toml::node& e : arr) {
       const std::string s = as_string(e, "each entry of 'dtypes'");
       const auto t = parse_dtype(s);
-      if (!t) fail(line_of(e), "unknown dtype \"" + s + "\" in 'dtypes': expected one of f32, f64, f16, bf16, i32, i64, u8, bool");
+      if (!t)
+        fail(line_of(e),
+             "unknown dtype \"" + s + "\" in 'dtypes': expected one of f32, f64, f16, bf16, i32, i64, u8, bool");
       const std::string canon(dtype_name(*t));
       if (contains(p.dtypes, canon)) fail(line_of(e), "dtype \"" + s + "\" appears twice in 'dtypes'");
       p.dtypes.push_back(canon);
@@ -350,7 +370,8 @@ class spec_reader {
       for (const toml::node& e : as_array(*n, "'signature.symbols'")) {
         const std::string s = as_string(e, "each entry of 'signature.symbols'");
         if (!is_identifier(s)) fail(line_of(e), "expected a symbol name (letters, digits, '_'), found \"" + s + "\"");
-        if (contains(k_reserved, s)) fail(line_of(e), "symbol name \"" + s + "\" is reserved (" + join(k_reserved) + ")");
+        if (contains(k_reserved, s))
+          fail(line_of(e), "symbol name \"" + s + "\" is reserved (" + join(k_reserved) + ")");
         if (contains(p.symbols, s)) fail(line_of(e), "symbol \"" + s + "\" is declared twice");
         p.symbols.push_back(s);
         m_symbols.insert(s);
@@ -362,8 +383,10 @@ class spec_reader {
     };
     p.inputs = read_tensors(require(sig, "inputs", "[signature]", "an array of input tensors"), "input", true);
     p.outputs = read_tensors(require(sig, "outputs", "[signature]", "an array of output tensors"), "output", false);
-    if (p.inputs.empty()) fail(line_of(*sig.get("inputs")), "expected at least one input in 'signature.inputs', found none");
-    if (p.outputs.empty()) fail(line_of(*sig.get("outputs")), "expected at least one output in 'signature.outputs', found none");
+    if (p.inputs.empty())
+      fail(line_of(*sig.get("inputs")), "expected at least one input in 'signature.inputs', found none");
+    if (p.outputs.empty())
+      fail(line_of(*sig.get("outputs")), "expected at least one output in 'signature.outputs', found none");
     for (const auto& t : p.inputs) unique_name(t.name, t.line);
     for (const auto& t : p.outputs) unique_name(t.name, t.line);
     if (const auto* n = sig.get("scalars")) {
@@ -372,7 +395,8 @@ class spec_reader {
         check_keys(t, {"name", "value"}, "a scalar of [signature]");
         scalar_spec s;
         s.name = as_string(require(t, "name", "a scalar of [signature]", "a string"), "a scalar's 'name'");
-        s.value = as_number(require(t, "value", "scalar '" + s.name + "'", "a number"), "the value of scalar '" + s.name + "'");
+        s.value = as_number(require(t, "value", "scalar '" + s.name + "'", "a number"),
+                            "the value of scalar '" + s.name + "'");
         unique_name(s.name, line_of(e));
         p.scalars.push_back(s);
       }
@@ -387,17 +411,20 @@ class spec_reader {
       const std::string where = "an " + role + " of [signature]";
       if (input)
         check_keys(t, {"name", "shape", "dtype", "distribution", "range", "structure", "values"}, where);
-      else check_keys(t, {"name", "shape", "dtype", "error_group"}, where);
+      else
+        check_keys(t, {"name", "shape", "dtype", "error_group"}, where);
       tensor_spec ts;
       ts.line = line_of(e);
       ts.name = as_string(require(t, "name", where, "a string"), "an " + role + "'s 'name'");
-      if (!is_identifier(ts.name)) fail(ts.line, "expected " + role + " name to be an identifier, found \"" + ts.name + "\"");
+      if (!is_identifier(ts.name))
+        fail(ts.line, "expected " + role + " name to be an identifier, found \"" + ts.name + "\"");
       const std::string label = role + " '" + ts.name + "'";
       const toml::node& shape = require(t, "shape", label, "an array of dimensions");
       for (const toml::node& d : as_array(shape, "the shape of " + label)) {
         if (d.is_integer()) {
           const std::int64_t v = d.as_integer()->get();
-          if (v < 1) fail(line_of(d), "expected a positive dimension in the shape of " + label + ", found " + describe(d));
+          if (v < 1)
+            fail(line_of(d), "expected a positive dimension in the shape of " + label + ", found " + describe(d));
           ts.shape.push_back(std::to_string(v));
         } else if (d.is_string()) {
           const std::string text = d.as_string()->get();
@@ -410,15 +437,19 @@ class spec_reader {
           }
           ts.shape.push_back(text);
         } else {
-          fail(line_of(d), "expected each dimension of " + label + " to be an integer or an expression string, found " + describe(d));
+          fail(line_of(d), "expected each dimension of " + label + " to be an integer or an expression string, found " +
+                               describe(d));
         }
       }
-      if (ts.shape.size() > KJ_MAX_DIMS) fail(line_of(shape), "expected at most " + std::to_string(KJ_MAX_DIMS) + " dimensions for " + label);
+      if (ts.shape.size() > KJ_MAX_DIMS)
+        fail(line_of(shape), "expected at most " + std::to_string(KJ_MAX_DIMS) + " dimensions for " + label);
       if (const auto* dt = t.get("dtype")) {
         ts.dtype = as_string(*dt, "the dtype of " + label);
         if (ts.dtype != "T") {
           const auto parsed = parse_dtype(ts.dtype);
-          if (!parsed) fail(line_of(*dt), "unknown dtype \"" + ts.dtype + "\" for " + label + ": expected \"T\" (the variant) or one of f32, f64, f16, bf16, i32, i64, u8, bool");
+          if (!parsed)
+            fail(line_of(*dt), "unknown dtype \"" + ts.dtype + "\" for " + label +
+                                   ": expected \"T\" (the variant) or one of f32, f64, f16, bf16, i32, i64, u8, bool");
           ts.dtype = std::string(dtype_name(*parsed));
         }
       }
@@ -429,9 +460,12 @@ class spec_reader {
       }
       if (const auto* g = t.get("error_group")) {
         const std::string group = as_string(*g, "the error_group of " + label);
-        if (group == "element") ts.envelope_group = error_group::element_wise;
-        else if (group == "row") ts.envelope_group = error_group::rows;
-        else fail(line_of(*g), "unknown error_group \"" + group + "\" for " + label + ": expected \"element\" or \"row\"");
+        if (group == "element")
+          ts.envelope_group = error_group::element_wise;
+        else if (group == "row")
+          ts.envelope_group = error_group::rows;
+        else
+          fail(line_of(*g), "unknown error_group \"" + group + "\" for " + label + ": expected \"element\" or \"row\"");
       }
       if (const auto* r = t.get("range")) ts.range = read_range(*r, ts, label);
       if (const auto* v = t.get("values")) ts.values = read_values(*v, ts, label);
@@ -510,10 +544,12 @@ class spec_reader {
         const long line = static_cast<long>(k.source().begin.line);
         std::string canon = key;
         if (key == "tf32") {
-          if (!p.tf32_allowed) fail(line, "[tolerance.tf32] needs tf32_allowed = true at the top level, found tf32 not allowed");
+          if (!p.tf32_allowed)
+            fail(line, "[tolerance.tf32] needs tf32_allowed = true at the top level, found tf32 not allowed");
         } else {
           const auto t = parse_dtype(key);
-          if (!t) fail(line, "unknown dtype '" + key + "' in [tolerance]: expected a dtype name (f32, bf16, ...) or tf32");
+          if (!t)
+            fail(line, "unknown dtype '" + key + "' in [tolerance]: expected a dtype name (f32, bf16, ...) or tf32");
           canon = std::string(dtype_name(*t));
         }
         const std::string where = "[tolerance." + key + "]";
@@ -534,7 +570,8 @@ class spec_reader {
 
   double non_negative(const toml::node& n, const std::string& what) const {
     const double v = as_number(n, what);
-    if (!(v >= 0.0) || !std::isfinite(v)) fail(line_of(n), "expected " + what + " to be a finite number >= 0, found " + describe(n));
+    if (!(v >= 0.0) || !std::isfinite(v))
+      fail(line_of(n), "expected " + what + " to be a finite number >= 0, found " + describe(n));
     return v;
   }
 
@@ -545,7 +582,7 @@ class spec_reader {
     const auto formula = [&](const char* key, const std::set<std::string>& known) -> std::string {
       const toml::node* n = t.get(key);
       if (n == nullptr) return {};
-      const std::string text = as_string(*n, std::string("'cost.") + key + "'");
+      std::string text = as_string(*n, std::string("'cost.") + key + "'");
       try {
         check_expression(text, known);
       } catch (const usage_error& err) {
@@ -558,8 +595,8 @@ class spec_reader {
   }
 
   void read_references(const toml::table& root, problem_spec& p) const {
-    const toml::node& n = require(root, "references", "the top-level table",
-                                  "a [references] table naming at least one of cpp, cu, py");
+    const toml::node& n =
+        require(root, "references", "the top-level table", "a [references] table naming at least one of cpp, cu, py");
     const auto& t = as_table(n, "'references'");
     check_keys(t, {"cpp", "cu", "py"}, "[references]");
     if (const auto* c = t.get("cpp")) p.reference_cpp = existing_file(p, *c, "references.cpp");
@@ -577,13 +614,15 @@ class spec_reader {
       check_keys(t, {"name", "source", "device"}, "[[baselines]]");
       baseline_spec b;
       b.name = as_string(require(t, "name", "[[baselines]]", "a string"), "a baseline's 'name'");
-      b.source = existing_file(p, require(t, "source", "baseline '" + b.name + "'", "a file relative to the problem directory"),
-                               "the source of baseline '" + b.name + "'");
+      b.source = existing_file(
+          p, require(t, "source", "baseline '" + b.name + "'", "a file relative to the problem directory"),
+          "the source of baseline '" + b.name + "'");
       if (const auto* d = t.get("device")) {
         b.device = as_string(*d, "the device of baseline '" + b.name + "'");
         check_device(b.device, line_of(*d), "[baselines]");
       }
-      if (!seen.insert(b.name + "/" + b.device).second) fail(line_of(e), "baseline \"" + b.name + "\" is declared twice for device " + b.device);
+      if (!seen.insert(b.name + "/" + b.device).second)
+        fail(line_of(e), "baseline \"" + b.name + "\" is declared twice for device " + b.device);
       p.baselines.push_back(std::move(b));
     }
   }
@@ -600,22 +639,24 @@ class spec_reader {
       for (auto&& [k, v] : syms) {
         const std::string s(k.str());
         if (!m_symbols.count(s)) {
-          fail(static_cast<long>(k.source().begin.line),
-               "unknown symbol '" + s + "' in a " + where + " case: expected one of " + join(p.symbols) +
-                   suggestion(s, p.symbols));
+          fail(static_cast<long>(k.source().begin.line), "unknown symbol '" + s + "' in a " + where +
+                                                             " case: expected one of " + join(p.symbols) +
+                                                             suggestion(s, p.symbols));
         }
         const std::int64_t val = as_integer(v, "the value of symbol " + s);
-        if (val < 1 || val > k_max_dim) fail(line_of(v), "expected symbol " + s + " to be a positive integer, found " + describe(v));
+        if (val < 1 || val > k_max_dim)
+          fail(line_of(v), "expected symbol " + s + " to be a positive integer, found " + describe(v));
         c.symbols[s] = val;
       }
       for (const auto& s : p.symbols) {
         if (!c.symbols.count(s)) {
-          fail(line_of(syms), "expected a value for symbol " + s + " in a " + where + " case (symbols: " +
-                                  join(p.symbols) + "), found none");
+          fail(line_of(syms), "expected a value for symbol " + s + " in a " + where +
+                                  " case (symbols: " + join(p.symbols) + "), found none");
         }
       }
     } else if (const auto* syms = t.get("symbols")) {
-      if (!as_table(*syms, "'symbols'").empty()) fail(line_of(*syms), "expected no symbol values (signature.symbols is empty), found some");
+      if (!as_table(*syms, "'symbols'").empty())
+        fail(line_of(*syms), "expected no symbol values (signature.symbols is empty), found some");
     }
     if (const auto* d = t.get("distribution")) {
       c.distribution = as_string(*d, "the distribution of a " + where + " case");
@@ -637,34 +678,41 @@ class spec_reader {
     h.line = line_of(t);
     if (const auto* n = t.get("count")) {
       const std::int64_t c = as_integer(*n, "'count' in " + where);
-      if (c < 1 || c > 100000) fail(line_of(*n), "expected 'count' in " + where + " to be in [1, 100000], found " + describe(*n));
+      if (c < 1 || c > 100000)
+        fail(line_of(*n), "expected 'count' in " + where + " to be in [1, 100000], found " + describe(*n));
       h.count = static_cast<int>(c);
     }
     if (const auto* n = t.get("max_elements")) {
       h.max_elements = as_integer(*n, "'max_elements' in " + where);
-      if (h.max_elements < 1) fail(line_of(*n), "expected 'max_elements' in " + where + " to be >= 1, found " + describe(*n));
+      if (h.max_elements < 1)
+        fail(line_of(*n), "expected 'max_elements' in " + where + " to be >= 1, found " + describe(*n));
     }
     if (!p.symbols.empty()) {
-      const auto& ranges = as_table(require(t, "ranges", where, "symbol ranges, e.g. { M = [1, 4096] }"),
-                                    "'ranges' in " + where);
+      const auto& ranges =
+          as_table(require(t, "ranges", where, "symbol ranges, e.g. { M = [1, 4096] }"), "'ranges' in " + where);
       for (auto&& [k, v] : ranges) {
         const std::string s(k.str());
         if (!m_symbols.count(s)) {
           fail(static_cast<long>(k.source().begin.line), "unknown symbol '" + s + "' in the ranges of " + where +
-                                                             ": expected one of " + join(p.symbols) + suggestion(s, p.symbols));
+                                                             ": expected one of " + join(p.symbols) +
+                                                             suggestion(s, p.symbols));
         }
         const auto& arr = as_array(v, "the range of " + s + " in " + where + " ([min, max])");
-        if (arr.size() != 2) fail(line_of(v), "expected the range of " + s + " to be [min, max], found an array of " + std::to_string(arr.size()));
+        if (arr.size() != 2)
+          fail(line_of(v),
+               "expected the range of " + s + " to be [min, max], found an array of " + std::to_string(arr.size()));
         symbol_range r;
         r.symbol = s;
         r.min = as_integer(*arr.get(0), "the min of " + s);
         r.max = as_integer(*arr.get(1), "the max of " + s);
-        if (r.min < 1) fail(line_of(v), "expected the min of " + s + " in " + where + " to be >= 1, found " + std::to_string(r.min));
+        if (r.min < 1)
+          fail(line_of(v), "expected the min of " + s + " in " + where + " to be >= 1, found " + std::to_string(r.min));
         if (r.min > r.max) {
           fail(line_of(v), "expected min <= max in the range of " + s + " in " + where + ", found min " +
                                std::to_string(r.min) + " > max " + std::to_string(r.max));
         }
-        if (r.max > k_max_dim) fail(line_of(v), "expected the max of " + s + " to be at most 2^40, found " + std::to_string(r.max));
+        if (r.max > k_max_dim)
+          fail(line_of(v), "expected the max of " + s + " to be at most 2^40, found " + std::to_string(r.max));
         h.ranges.push_back(r);
       }
       // Declared order, so the planner draws symbols in a stable order.
@@ -672,7 +720,8 @@ class spec_reader {
       for (const auto& s : p.symbols) {
         const auto it = std::find_if(h.ranges.begin(), h.ranges.end(), [&](const auto& r) { return r.symbol == s; });
         if (it == h.ranges.end()) {
-          fail(line_of(ranges), "expected a range for symbol " + s + " in " + where + " (symbols: " + join(p.symbols) + "), found none");
+          fail(line_of(ranges),
+               "expected a range for symbol " + s + " in " + where + " (symbols: " + join(p.symbols) + "), found none");
         }
         ordered.push_back(*it);
       }
@@ -711,8 +760,8 @@ class spec_reader {
       fail(h.line, "the shapes do not resolve with every symbol at its min in " + where + ": " + err.what());
     }
     if (largest > h.max_elements) {
-      fail(h.line, "expected max_elements in " + where + " to admit the smallest case (" +
-                       std::to_string(largest) + " elements), found " + std::to_string(h.max_elements));
+      fail(h.line, "expected max_elements in " + where + " to admit the smallest case (" + std::to_string(largest) +
+                       " elements), found " + std::to_string(h.max_elements));
     }
     return h;
   }
@@ -725,8 +774,7 @@ class spec_reader {
 // `located_errors`: messages start with "problem.toml:<line of the tensor>: "; without it they
 // end with "(declared at line N)" so a caller can place them at its own line.
 std::vector<tensor_desc> resolve_tensors(const problem_spec& p, const std::vector<tensor_spec>& specs,
-                                         const symbol_values& s, dtype variant, const char* role,
-                                         bool located_errors) {
+                                         const symbol_values& s, dtype variant, const char* role, bool located_errors) {
   const auto error = [&](const tensor_spec& t, const std::string& message) {
     if (located_errors) return usage_error(located(p.file.string(), t.line, message));
     return usage_error(message + " (declared at line " + std::to_string(t.line) + ")");

@@ -12,7 +12,7 @@
 
 #include "core/dtype.hpp"
 #include "core/tensor.hpp"
-#include "planner/distributions.hpp"
+#include "inputs/distributions.hpp"
 
 namespace kjudge {
 
@@ -27,12 +27,12 @@ struct tensor_spec {
   std::vector<std::string> shape;
   // Fixed distribution for this input regardless of the case's distribution (e.g. "uniform").
   std::optional<std::string> distribution;
-  // Integer and bool inputs: the values drawn, inclusive (planner/distributions.hpp's int_range;
+  // Integer and bool inputs: the values drawn, inclusive (inputs/distributions.hpp's int_range;
   // default_int_range of the dtype when absent).
   std::optional<int_range> range;
   // Square-matrix inputs: upper or lower triangular, or symmetric, over the last two dimensions.
   matrix_structure structure = matrix_structure::none;
-  // Floating inputs: the only values drawn (planner/distributions.hpp; empty: the distribution's).
+  // Floating inputs: the only values drawn (inputs/distributions.hpp; empty: the distribution's).
   std::vector<double> values;
   // Outputs: which elements share the rounding errors the oracle's envelope allows for
   // (oracle.hpp error_envelope). element_wise: each element depends on its own inputs alone
@@ -74,9 +74,9 @@ struct hidden_spec {
   int count = 12;
   std::vector<symbol_range> ranges;
   std::vector<std::string> distributions;
-  std::int64_t max_elements = 1 << 22;  // bound on the largest tensor, elements
+  std::int64_t max_elements = 1 << 22;   // bound on the largest tensor, elements
   std::vector<std::string> constraints;  // boolean expressions over symbols, e.g. "N >= 2"
-  long line = 0;  // line of [hidden.<device>] in problem.toml
+  long line = 0;                         // line of [hidden.<device>] in problem.toml
 };
 
 struct baseline_spec {
@@ -88,15 +88,15 @@ struct baseline_spec {
 struct problem_spec {
   std::string name;
   std::string description;
-  std::filesystem::path dir;        // absolute directory of problem.toml
-  std::filesystem::path file;       // absolute path of problem.toml
-  std::vector<std::string> dtypes;  // variants, e.g. {"f32", "bf16"}; first is the default
+  std::filesystem::path dir;          // absolute directory of problem.toml
+  std::filesystem::path file;         // absolute path of problem.toml
+  std::vector<std::string> dtypes;    // variants, e.g. {"f32", "bf16"}; first is the default
   std::string check = "elementwise";  // "elementwise" | "qr"
   bool tf32_allowed = false;          // TF32 permitted (tolerance then from tolerance.tf32)
   // Kernels the candidate did not compile itself (cuBLAS, cuDNN, any prebuilt binary) may run in
   // its calls; false: such a kernel in a checked call's trace is rule library_call (cuda).
   bool library_kernels = true;
-  double conditioning_k = 8.0;        // DESIGN.md §3 k
+  double conditioning_k = 8.0;  // DESIGN.md §3 k
   // Non-finite reference outputs are part of the problem; otherwise the judge redraws a hidden
   // case whose reference is non-finite (DESIGN.md §3).
   bool nonfinite_outputs = false;
@@ -116,9 +116,9 @@ struct problem_spec {
   std::optional<std::filesystem::path> reference_py;
   std::vector<baseline_spec> baselines;
 
-  std::vector<case_spec> public_cases;             // shown to candidate authors
+  std::vector<case_spec> public_cases;                        // shown to candidate authors
   std::map<std::string, std::vector<case_spec>> bench_cases;  // device -> timed cases
-  std::map<std::string, hidden_spec> hidden;       // device -> hidden-case generator
+  std::map<std::string, hidden_spec> hidden;                  // device -> hidden-case generator
 };
 
 // Parses and validates problems/<name>/problem.toml. Throws usage_error with "file:line: what was

@@ -15,8 +15,10 @@
 namespace kjudge {
 
 channel::channel(channel&& o) noexcept
-    : m_fd(std::exchange(o.m_fd, -1)), m_token(std::move(o.m_token)),
-      m_send_seq(o.m_send_seq), m_recv_seq(o.m_recv_seq) {}
+    : m_fd(std::exchange(o.m_fd, -1)),
+      m_token(std::move(o.m_token)),
+      m_send_seq(o.m_send_seq),
+      m_recv_seq(o.m_recv_seq) {}
 
 channel& channel::operator=(channel&& o) noexcept {
   if (this != &o) {
@@ -29,7 +31,9 @@ channel& channel::operator=(channel&& o) noexcept {
   return *this;
 }
 
-channel::~channel() { close(); }
+channel::~channel() {
+  close();
+}
 
 void channel::close() {
   if (m_fd >= 0) ::close(m_fd);
@@ -126,8 +130,7 @@ recv_status channel::receive(json& out, steady_time deadline, std::string* error
 }
 
 shared_arena::shared_arena(shared_arena&& o) noexcept
-    : m_fd(std::exchange(o.m_fd, -1)), m_size(std::exchange(o.m_size, 0)),
-      m_base(std::exchange(o.m_base, nullptr)) {}
+    : m_fd(std::exchange(o.m_fd, -1)), m_size(std::exchange(o.m_size, 0)), m_base(std::exchange(o.m_base, nullptr)) {}
 
 shared_arena& shared_arena::operator=(shared_arena&& o) noexcept {
   if (this != &o) {
@@ -139,7 +142,9 @@ shared_arena& shared_arena::operator=(shared_arena&& o) noexcept {
   return *this;
 }
 
-shared_arena::~shared_arena() { reset(); }
+shared_arena::~shared_arena() {
+  reset();
+}
 
 void shared_arena::reset() {
   if (m_base != nullptr) ::munmap(m_base, m_size);
@@ -174,15 +179,14 @@ shared_arena shared_arena::attach(int fd, std::size_t bytes) {
 
 std::byte* shared_arena::at(std::size_t offset, std::size_t bytes) {
   if (offset > m_size || bytes > m_size - offset)
-    throw internal_error("arena access out of range: offset " + std::to_string(offset) + " + " +
-                         std::to_string(bytes) + " > " + std::to_string(m_size));
+    throw internal_error("arena access out of range: offset " + std::to_string(offset) + " + " + std::to_string(bytes) +
+                         " > " + std::to_string(m_size));
   return m_base + offset;
 }
 
 std::string random_token() {
   unsigned char b[16];
-  if (::getrandom(b, sizeof b, 0) != static_cast<ssize_t>(sizeof b))
-    throw internal_error("getrandom failed");
+  if (::getrandom(b, sizeof b, 0) != static_cast<ssize_t>(sizeof b)) throw internal_error("getrandom failed");
   static const char* hex = "0123456789abcdef";
   std::string s;
   for (unsigned char c : b) {

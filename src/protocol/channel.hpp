@@ -12,10 +12,9 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 namespace kjudge {
 
@@ -69,8 +68,8 @@ class shared_arena {
   shared_arena& operator=(shared_arena&& o) noexcept;
   ~shared_arena();
 
-  static shared_arena create(std::size_t bytes);           // controller side
-  static shared_arena attach(int fd, std::size_t bytes);   // worker side
+  static shared_arena create(std::size_t bytes);          // controller side
+  static shared_arena attach(int fd, std::size_t bytes);  // worker side
 
   [[nodiscard]] int fd() const { return m_fd; }
   [[nodiscard]] std::size_t size() const { return m_size; }

@@ -43,8 +43,7 @@ json to_json(const call_spec& c) {
   }
   json out = json::array();
   for (const auto& d : c.outputs) out.push_back(desc_to_json(d));
-  json j{{"inputs", in}, {"outputs", out}, {"scalars", c.scalars},
-         {"distribution", c.distribution}, {"seed", c.seed}};
+  json j{{"inputs", in}, {"outputs", out}, {"scalars", c.scalars}, {"distribution", c.distribution}, {"seed", c.seed}};
   if (c.perturb != 0) j["perturb"] = c.perturb;
   return j;
 }

@@ -18,12 +18,11 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include "planner/distributions.hpp"
+#include "inputs/distributions.hpp"
 
 namespace kjudge {
 
@@ -38,7 +37,7 @@ struct call_spec {
   std::vector<double> scalars;
   std::string distribution;
   std::uint64_t seed = 0;
-  // Nonzero: after generation, a few elements of every input are changed (guards/probes.hpp), on
+  // Nonzero: after generation, a few elements of every input are changed (inputs/perturbation.hpp), on
   // the candidate's and the reference's side alike. The stale-output probe's calls only.
   std::uint64_t perturb = 0;
 };
@@ -56,12 +55,12 @@ inline constexpr int reference_perturbations = 3;
 // random direction. Six, not three: where one element's sensitivity stands alone in its row (a
 // value just above a clamp, a softmax near a tie) the chance that every draw falls below 1/k of
 // another honest draw is about (0.05|z|)^runs per element, and with three honest torch with TF32
-// on still failed 1-2 elements in 10^7-10^8 on the H200 (KernelBench level 2 #2, #13; session 13).
+// on still failed 1-2 elements in 10^7-10^8 on the H200 (KernelBench level 2 #2, #13; 2026-12-04, H200).
 inline constexpr int reference_tf32_draws = 6;
 // After the draws, where the reference has a TF32 mode of its own (torch's allow_tf32: the
 // computation the candidate is compared against), one run of it computed that way: rounding the
 // operands is not how every TF32 algorithm errs, and honest torch failed level 2 #46 on `wide`
-// inputs at 14x what the draws allowed (session 16). The arena has its slot either way; the
+// inputs at 14x what the draws allowed (2026-12-05, H100). The arena has its slot either way; the
 // reply's "envelope_runs" says how many runs were made.
 inline constexpr int reference_perturbations_tf32 = reference_tf32_draws + 1;
 // The arena slots for the envelope's perturbed runs of a reference request.

@@ -241,7 +241,7 @@ def _tf32_switch(on):
     same-dtype run is full f32). That run is torch's own TF32 computation of the problem: where
     its algorithm errs beyond what rounding the operands can show (a convolution algorithm whose
     error follows a tile's largest value rather than each product's), the envelope shows it
-    (src/worker/worker.cpp, native_tf32; docs/design.md, session 16)."""
+    (src/worker/worker.cpp, native_tf32; docs/notebook/2026-12-05-kernelbench-level2-h100.md)."""
     import torch
     torch.backends.cuda.matmul.allow_tf32 = bool(on)
     torch.backends.cudnn.allow_tf32 = bool(on)
@@ -619,7 +619,7 @@ def inspect_kernelbench(path, seed, overrides=None, module_name="kjudge_kb_probl
     # are constructed; torch.rand inside forward) gives another output on every call, and kjudge
     # checks each output element against a float64 run of the same inputs: such a reference
     # cannot be judged, and the judge would only report the reference as a candidate
-    # nondeterministic (KernelBench level 2 #66 on the H100, session 16). Told at import, by the
+    # nondeterministic (KernelBench level 2 #66 on the H100, 2026-12-05, H100). Told at import, by the
     # behaviour: torch's generators (the host's, every GPU's) advanced during the call.
     def rng_states():
         states = [torch.get_rng_state()]

@@ -60,14 +60,22 @@ struct owned_dl {
 
 DLDataType dl_type(kj_dtype t) {
   switch (t) {
-    case KJ_F32: return {dl_float, 32, 1};
-    case KJ_F64: return {dl_float, 64, 1};
-    case KJ_F16: return {dl_float, 16, 1};
-    case KJ_BF16: return {dl_bfloat, 16, 1};
-    case KJ_I32: return {dl_int, 32, 1};
-    case KJ_I64: return {dl_int, 64, 1};
-    case KJ_U8: return {dl_uint, 8, 1};
-    case KJ_BOOL: return {dl_bool, 8, 1};
+    case KJ_F32:
+      return {dl_float, 32, 1};
+    case KJ_F64:
+      return {dl_float, 64, 1};
+    case KJ_F16:
+      return {dl_float, 16, 1};
+    case KJ_BF16:
+      return {dl_bfloat, 16, 1};
+    case KJ_I32:
+      return {dl_int, 32, 1};
+    case KJ_I64:
+      return {dl_int, 64, 1};
+    case KJ_U8:
+      return {dl_uint, 8, 1};
+    case KJ_BOOL:
+      return {dl_bool, 8, 1};
   }
   return {dl_float, 32, 1};
 }
@@ -79,8 +87,12 @@ bool same_type(DLDataType a, kj_dtype t) {
 }
 
 std::string dl_type_name(DLDataType d) {
-  const char* c = d.code == dl_float ? "float" : d.code == dl_int ? "int" : d.code == dl_uint ? "uint"
-                  : d.code == dl_bfloat ? "bfloat" : d.code == dl_bool ? "bool" : "?";
+  const char* c = d.code == dl_float    ? "float"
+                  : d.code == dl_int    ? "int"
+                  : d.code == dl_uint   ? "uint"
+                  : d.code == dl_bfloat ? "bfloat"
+                  : d.code == dl_bool   ? "bool"
+                                        : "?";
   return std::string(c) + std::to_string(d.bits);
 }
 
@@ -102,18 +114,18 @@ struct host_state {
   std::string role;
   bool cuda = false;
   int device_index = 0;
-  PyObject* fn = nullptr;            // the party's callable
-  PyObject* fn64 = nullptr;          // reference role: the float64 callable
-  PyObject* gen = nullptr;           // GPU MODE: generate_input(**args, seed) into given tensors
-  PyObject* check = nullptr;         // GPU MODE, reference role: check_implementation(data, output)
+  PyObject* fn = nullptr;                // the party's callable
+  PyObject* fn64 = nullptr;              // reference role: the float64 callable
+  PyObject* gen = nullptr;               // GPU MODE: generate_input(**args, seed) into given tensors
+  PyObject* check = nullptr;             // GPU MODE, reference role: check_implementation(data, output)
   PyObject* round_parameters = nullptr;  // reference role with a module: round(seed), see kjudge_host
   PyObject* tf32_native = nullptr;       // reference role, TF32 permitted: switch(on), see kjudge_host
-  PyObject* from_dlpack = nullptr;   // torch._C._from_dlpack (builtin)
-  PyObject* to_dlpack = nullptr;     // torch._C._to_dlpack (builtin)
-  PyObject* tensor_type = nullptr;   // torch.Tensor (exact type required of results)
-  PyObject* is_contiguous = nullptr; // torch._C.TensorBase.is_contiguous (method descriptor)
-  PyObject* contiguous = nullptr;    // torch._C.TensorBase.contiguous
-  PyObject* glue = nullptr;          // kjudge_host (stats and messages only; never per call)
+  PyObject* from_dlpack = nullptr;       // torch._C._from_dlpack (builtin)
+  PyObject* to_dlpack = nullptr;         // torch._C._to_dlpack (builtin)
+  PyObject* tensor_type = nullptr;       // torch.Tensor (exact type required of results)
+  PyObject* is_contiguous = nullptr;     // torch._C.TensorBase.is_contiguous (method descriptor)
+  PyObject* contiguous = nullptr;        // torch._C.TensorBase.contiguous
+  PyObject* glue = nullptr;              // kjudge_host (stats and messages only; never per call)
   PyObject* set_stream = nullptr;
   void* stream = nullptr;
   // Argument plan: positional entries ("tensor" i | "scalar" j with int/float) and kwargs.
@@ -135,9 +147,9 @@ struct host_state {
   int (*cuda_memcpy_async)(void*, const void*, size_t, int, void*) = nullptr;
   std::string last_error;  // the last call's failure, for py_stats (warm-up reports it)
   PyObject* torch = nullptr;
-  std::map<int, std::string> dtype_names{{KJ_F32, "float32"}, {KJ_F64, "float64"}, {KJ_F16, "float16"},
-                                         {KJ_BF16, "bfloat16"}, {KJ_I32, "int32"}, {KJ_I64, "int64"},
-                                         {KJ_U8, "uint8"}, {KJ_BOOL, "bool"}};
+  std::map<int, std::string> dtype_names{{KJ_F32, "float32"},   {KJ_F64, "float64"}, {KJ_F16, "float16"},
+                                         {KJ_BF16, "bfloat16"}, {KJ_I32, "int32"},   {KJ_I64, "int64"},
+                                         {KJ_U8, "uint8"},      {KJ_BOOL, "bool"}};
 };
 
 host_state g;
@@ -164,7 +176,8 @@ std::string python_error() {
     } else {
       PyErr_Clear();
       PyObject* s = PyObject_Str(value);
-      if (s != nullptr) msg = std::string(type ? reinterpret_cast<PyTypeObject*>(type)->tp_name : "?") + ": " + PyUnicode_AsUTF8(s);
+      if (s != nullptr)
+        msg = std::string(type ? reinterpret_cast<PyTypeObject*>(type)->tp_name : "?") + ": " + PyUnicode_AsUTF8(s);
       Py_XDECREF(s);
       PyErr_Clear();
     }
@@ -176,7 +189,9 @@ std::string python_error() {
   return msg;
 }
 
-[[noreturn]] void throw_python(const std::string& what) { throw std::runtime_error(what + python_error()); }
+[[noreturn]] void throw_python(const std::string& what) {
+  throw std::runtime_error(what + python_error());
+}
 
 PyObject* wrap_tensor(const kj_tensor& t, bool cuda) {
   auto* o = new owned_dl();
@@ -219,8 +234,8 @@ void drop_pending() {
 
 int prepare_locked(const kj_args* a) {
   if (g.cuda && a->stream != g.stream && g.set_stream != nullptr) {
-    PyObject* r = PyObject_CallFunction(g.set_stream, "Ki", static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(a->stream)),
-                                        g.device_index);
+    PyObject* r = PyObject_CallFunction(
+        g.set_stream, "Ki", static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(a->stream)), g.device_index);
     if (r == nullptr) throw_python("cannot use the judge's stream: ");
     Py_DECREF(r);
     g.stream = a->stream;
@@ -228,7 +243,9 @@ int prepare_locked(const kj_args* a) {
   std::vector<PyObject*> tensors;
   for (int i = 0; i < a->n_inputs; ++i) tensors.push_back(wrap_tensor(a->inputs[i], g.cuda));
   auto scalar = [&](int j, bool as_int) -> PyObject* {
-    if (j < 0 || j >= a->n_scalars) throw std::runtime_error("the argument plan names scalar " + std::to_string(j) + ", the call has " + std::to_string(a->n_scalars));
+    if (j < 0 || j >= a->n_scalars)
+      throw std::runtime_error("the argument plan names scalar " + std::to_string(j) + ", the call has " +
+                               std::to_string(a->n_scalars));
     return as_int ? PyLong_FromLongLong(static_cast<long long>(a->scalars[j])) : PyFloat_FromDouble(a->scalars[j]);
   };
   PyObject* args = nullptr;
@@ -274,7 +291,8 @@ int prepare_locked(const kj_args* a) {
 int call_locked(PyObject* fn, const kj_args* a) {
   auto it = g.prepared.find(a->inputs);
   bool current = it != g.prepared.end() && static_cast<int>(it->second.data.size()) == a->n_inputs;
-  for (int i = 0; current && i < a->n_inputs; ++i) current = it->second.data[static_cast<std::size_t>(i)] == a->inputs[i].data;
+  for (int i = 0; current && i < a->n_inputs; ++i)
+    current = it->second.data[static_cast<std::size_t>(i)] == a->inputs[i].data;
   if (!current) {
     prepare_locked(a);
     it = g.prepared.find(a->inputs);
@@ -293,7 +311,8 @@ int call_locked(PyObject* fn, const kj_args* a) {
     const std::string tn = Py_TYPE(r)->tp_name;
     const bool subclass = PyObject_IsInstance(r, g.tensor_type) == 1;
     Py_DECREF(r);
-    throw std::runtime_error(subclass ? "the call returned a " + tn + " (a torch.Tensor subclass); return plain torch.Tensor results"
+    throw std::runtime_error(subclass ? "the call returned a " + tn +
+                                            " (a torch.Tensor subclass); return plain torch.Tensor results"
                                       : "the call returned " + tn + ", expected a torch.Tensor or a tuple of " +
                                             std::to_string(a->n_outputs) + " tensors");
   }
@@ -327,7 +346,7 @@ int call_locked(PyObject* fn, const kj_args* a) {
 }
 
 int complete_locked(const kj_args* a) {
-  struct cleanup {
+  struct cleanup {  // NOLINT(cppcoreguidelines-special-member-functions): a scope guard, never copied
     ~cleanup() {
       drop_pending();
       drop_prepared();
@@ -337,14 +356,15 @@ int complete_locked(const kj_args* a) {
   std::vector<bool> converted(static_cast<std::size_t>(a->n_outputs), false);
   for (int i = 0; i < a->n_outputs; ++i) {
     PyObject* cap = PyObject_CallOneArg(g.to_dlpack, g.pending[static_cast<std::size_t>(i)]);
-    if (cap == nullptr) throw std::runtime_error("result " + std::to_string(i) + " cannot be exported: " + python_error());
+    if (cap == nullptr)
+      throw std::runtime_error("result " + std::to_string(i) + " cannot be exported: " + python_error());
     auto* m = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(cap, "dltensor"));
     if (m == nullptr) {
       Py_DECREF(cap);
       throw std::runtime_error("result " + std::to_string(i) + ": not a DLPack capsule");
     }
     PyCapsule_SetName(cap, "used_dltensor");
-    struct release {
+    struct release {  // NOLINT(cppcoreguidelines-special-member-functions): a scope guard, never copied
       DLManagedTensor* m;
       PyObject* cap;
       ~release() {
@@ -389,7 +409,9 @@ int complete_locked(const kj_args* a) {
       }
     }
     const bool on_cuda = t.device.device_type == dl_cuda;
-    if (on_cuda != g.cuda) throw std::runtime_error(which + " is on " + (on_cuda ? "cuda" : "cpu") + ", the judge runs on " + (g.cuda ? "cuda" : "cpu"));
+    if (on_cuda != g.cuda)
+      throw std::runtime_error(which + " is on " + (on_cuda ? "cuda" : "cpu") + ", the judge runs on " +
+                               (g.cuda ? "cuda" : "cpu"));
     const std::size_t bytes = numel * dtype_size(static_cast<dtype>(out.dtype));
     const void* src = static_cast<const char*>(t.data) + t.byte_offset;
     if (bytes == 0) continue;
@@ -460,7 +482,8 @@ std::string generate_entry(const std::string& distribution, std::uint64_t seed, 
   const std::string args = distribution.substr(std::min(distribution.size(), prefix.size()));
   try {
     PyObject* list = PyList_New(static_cast<Py_ssize_t>(inputs.size()));
-    for (std::size_t i = 0; i < inputs.size(); ++i) PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), wrap_tensor(inputs[i], false));
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+      PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), wrap_tensor(inputs[i], false));
     PyObject* r = PyObject_CallFunction(g.gen, "sKO", args.c_str(), static_cast<unsigned long long>(seed), list);
     Py_DECREF(list);
     if (r == nullptr) return python_error();
@@ -499,7 +522,8 @@ nlohmann::json check_entry(const std::vector<kj_tensor>& inputs, const std::vect
   if (g.check == nullptr) return {{"ok", false}, {"error", "this party has no check_implementation"}};
   auto tensors = [](const std::vector<kj_tensor>& ts) {
     PyObject* list = PyList_New(static_cast<Py_ssize_t>(ts.size()));
-    for (std::size_t i = 0; i < ts.size(); ++i) PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), wrap_tensor(ts[i], false));
+    for (std::size_t i = 0; i < ts.size(); ++i)
+      PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), wrap_tensor(ts[i], false));
     return list;
   };
   PyObject* ins = tensors(inputs);
@@ -561,11 +585,12 @@ void start_interpreter(const std::string& python_executable) {
   PyPreConfig_InitIsolatedConfig(&pre);
   pre.utf8_mode = 1;
   if (const PyStatus ps = Py_PreInitialize(&pre); PyStatus_Exception(ps))
-    throw std::runtime_error(std::string("cannot start Python (") + python_executable + "): " + (ps.err_msg ? ps.err_msg : "?"));
+    throw std::runtime_error(std::string("cannot start Python (") + python_executable +
+                             "): " + (ps.err_msg ? ps.err_msg : "?"));
   PyConfig config;
   PyConfig_InitIsolatedConfig(&config);
-  config.write_bytecode = 0;       // no __pycache__ next to problem or candidate files
-  config.site_import = 1;          // the venv's site-packages and its .pth files
+  config.write_bytecode = 0;  // no __pycache__ next to problem or candidate files
+  config.site_import = 1;     // the venv's site-packages and its .pth files
   config.user_site_directory = 0;
   config.install_signal_handlers = 0;
   config.parse_argv = 0;
@@ -575,7 +600,8 @@ void start_interpreter(const std::string& python_executable) {
   if (!PyStatus_Exception(st)) st = Py_InitializeFromConfig(&config);
   PyConfig_Clear(&config);
   if (PyStatus_Exception(st))
-    throw std::runtime_error(std::string("cannot start Python (") + python_executable + "): " + (st.err_msg ? st.err_msg : "?"));
+    throw std::runtime_error(std::string("cannot start Python (") + python_executable +
+                             "): " + (st.err_msg ? st.err_msg : "?"));
   PyObject* code = Py_CompileString(kjudge_host_source, "<kjudge_host>", Py_file_input);
   if (code == nullptr) throw_python("kjudge_host does not compile: ");
   g.glue = PyImport_ExecCodeModule("kjudge_host", code);
@@ -688,16 +714,16 @@ std::string load_program(const nlohmann::json& hello, hosted_program& out) {
     return "internal: cannot import torch with " + python + ": " + python_error() +
            " (install it with scripts/install-torch.sh, or set KJUDGE_PYTHON to a python3 that has torch)";
   try {
-    PyObject* C = attr(torch, "_C");
-    g.from_dlpack = attr(C, "_from_dlpack");
-    g.to_dlpack = attr(C, "_to_dlpack");
+    PyObject* torch_c = attr(torch, "_C");
+    g.from_dlpack = attr(torch_c, "_from_dlpack");
+    g.to_dlpack = attr(torch_c, "_to_dlpack");
     g.tensor_type = attr(torch, "Tensor");
-    PyObject* base = attr(C, "TensorBase");
+    PyObject* base = attr(torch_c, "TensorBase");
     g.is_contiguous = attr(base, "is_contiguous");
     g.contiguous = attr(base, "contiguous");
     g.set_stream = attr(g.glue, "set_stream");
     Py_DECREF(base);
-    Py_DECREF(C);
+    Py_DECREF(torch_c);
   } catch (const std::exception& e) {
     return std::string("internal: ") + e.what();
   }
@@ -718,7 +744,8 @@ std::string load_program(const nlohmann::json& hello, hosted_program& out) {
     PyObject* env = PyDict_GetItemString(res, "env");
     if (env && PyUnicode_Check(env)) out.environment = nlohmann::json::parse(PyUnicode_AsUTF8(env));
     PyObject* read = PyDict_GetItemString(res, "read");
-    for (Py_ssize_t i = 0; read && i < PyList_Size(read); ++i) out.sandbox_read.emplace_back(PyUnicode_AsUTF8(PyList_GetItem(read, i)));
+    for (Py_ssize_t i = 0; read && i < PyList_Size(read); ++i)
+      out.sandbox_read.emplace_back(PyUnicode_AsUTF8(PyList_GetItem(read, i)));
   } catch (const std::exception& e) {
     Py_DECREF(res);
     return std::string("internal: ") + e.what();

@@ -1,9 +1,8 @@
 // kjudge-worker-py's Python host (docs/python.md).
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "worker/worker.hpp"
 

@@ -19,7 +19,9 @@
 namespace {
 
 #ifdef KJUDGE_HAVE_CUDA
-std::unique_ptr<kjudge::backend> make_cuda() { return kjudge::cuda::make_cuda_backend(); }
+std::unique_ptr<kjudge::backend> make_cuda() {
+  return kjudge::cuda::make_cuda_backend();
+}
 #endif
 
 std::string load(const nlohmann::json& hello, kjudge::hosted_program& out) {

@@ -9,14 +9,17 @@ namespace kjudge {
 progress_line::progress_line(bool enabled)
     : m_enabled(enabled), m_tty(::isatty(2) == 1), m_t0(std::chrono::steady_clock::now()) {}
 
-progress_line::~progress_line() { clear(); }
+progress_line::~progress_line() {
+  clear();
+}
 
 void progress_line::update(const std::string& label, const std::string& phase, int done, int total,
                            const std::string& note) {
   if (!m_enabled) return;
   const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_t0).count();
   char buf[512];
-  std::snprintf(buf, sizeof buf, "[%6.1fs] %s  %-7s %d/%d  %s", t, label.c_str(), phase.c_str(), done, total, note.c_str());
+  std::snprintf(buf, sizeof buf, "[%6.1fs] %s  %-7s %d/%d  %s", t, label.c_str(), phase.c_str(), done, total,
+                note.c_str());
   std::string line = buf;
   if (m_tty) {
     if (line.size() > 120) line = line.substr(0, 117) + "...";

@@ -10,6 +10,8 @@ namespace kjudge {
 class progress_line {
  public:
   explicit progress_line(bool enabled = true);
+  progress_line(const progress_line&) = delete;
+  progress_line& operator=(const progress_line&) = delete;
   ~progress_line();
   void update(const std::string& label, const std::string& phase, int done, int total, const std::string& note);
   void clear();

@@ -280,8 +280,8 @@ case_counts count_cases(const json& r) {
   for (const auto& c : arr(r, {"cases"})) cases.push_back(&c);
   if (const json* ev = field(r, {"verdict", "evidence", "case"}); ev != nullptr && ev->is_object()) {
     bool listed = false;
-    for (const json* c : cases) listed = listed || (str_or(*c, {"id"}, "") == str_or(*ev, {"id"}, "?") &&
-                                                    str_or(*c, {"status"}, "") != "pass");
+    for (const json* c : cases)
+      listed = listed || (str_or(*c, {"id"}, "") == str_or(*ev, {"id"}, "?") && str_or(*c, {"status"}, "") != "pass");
     if (!listed) cases.push_back(ev);
   }
   for (const json* cp : cases) {
@@ -352,9 +352,10 @@ const json* first_failing_case(const json& r) {
 std::optional<std::string> case_errors_text(const json& c) {
   // check = "qr" (src/oracle/qr_check.hpp): per-matrix backward errors instead of elementwise ones.
   if (const json* q = field(c, "qr"); q != nullptr && q->is_object()) {
-    std::string out = fmt::format("QR backward error ||A - QR||_F/||A||_F {}, orthogonality ||Q^T Q - I||_F {} (allowed {} each)",
-                                  err_text(num(*q, {"backward_error"})), err_text(num(*q, {"orthogonality_error"})),
-                                  err_text(num(*q, {"bound"})));
+    std::string out =
+        fmt::format("QR backward error ||A - QR||_F/||A||_F {}, orthogonality ||Q^T Q - I||_F {} (allowed {} each)",
+                    err_text(num(*q, {"backward_error"})), err_text(num(*q, {"orthogonality_error"})),
+                    err_text(num(*q, {"bound"})));
     if (auto bad = num(c, {"n_bad"}); bad && *bad > 0)
       out += fmt::format(", {} of {} matrices outside it", static_cast<long long>(*bad),
                          static_cast<long long>(num(*q, {"matrices"}).value_or(0)));
@@ -527,67 +528,6 @@ bool verdict_is_ok(std::string_view status) {
 
 // ---------------------------------------------------------------------------------------------
 
-void write_json_file(const std::filesystem::path& file, const nlohmann::json& doc) {
-  namespace fs = std::filesystem;
-  auto fail = [&](const std::string& what, int err) {
-    throw usage_error(file.string() + ": cannot write: " + what + ": " + std::strerror(err));
-  };
-  const fs::path dir = file.has_parent_path() ? file.parent_path() : fs::path(".");
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) throw usage_error(file.string() + ": cannot create directory: " + ec.message());
-
-  const std::string text = doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-
-  // The temporary lives next to the target: rename() is atomic only within one file system.
-  // O_EXCL with a random suffix instead of mkstemp so that the file gets 0666 & ~umask, as a
-  // file written with open(2) would.
-  std::random_device rd;
-  fs::path tmp;
-  int fd = -1;
-  for (int attempt = 0; attempt < 16 && fd < 0; ++attempt) {
-    tmp = dir / fmt::format(".{}.{:08x}.tmp", file.filename().string(), rd());
-    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0 && errno != EEXIST) fail("create " + tmp.string(), errno);
-  }
-  if (fd < 0) fail("create a temporary file in " + dir.string(), EEXIST);
-
-  auto abandon = [&](const std::string& what) {
-    const int err = errno;
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    fail(what, err);
-  };
-  const char* p = text.data();
-  std::size_t left = text.size();
-  while (left > 0) {
-    ssize_t n = ::write(fd, p, left);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      abandon("write");
-    }
-    p += n;
-    left -= static_cast<std::size_t>(n);
-  }
-  // fsync before rename: otherwise a power loss can leave the new name on an empty file.
-  if (::fsync(fd) != 0) abandon("fsync");
-  if (::close(fd) != 0) {
-    const int err = errno;
-    ::unlink(tmp.c_str());
-    fail("close", err);
-  }
-  if (::rename(tmp.c_str(), file.c_str()) != 0) {
-    const int err = errno;
-    ::unlink(tmp.c_str());
-    fail("rename " + tmp.string(), err);
-  }
-  // Persist the directory entry; failure here is not worth failing a finished evaluation.
-  if (int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
-  }
-}
-
 // ---------------------------------------------------------------------------------------------
 
 std::string render_console(const nlohmann::json& r, bool color) {
@@ -611,8 +551,10 @@ std::string render_console(const nlohmann::json& r, bool color) {
   const std::string mode = str_or(r, {"timing", "mode"}, str_or(r, {"mode"}, "?"));
   if (const json* s = field(r, "speedup"); s != nullptr && num(*s, {"median"})) {
     out += "  speedup vs " + str_or(*s, {"baseline"}, "?") + ": " + speedup_with_ci(*s) + " (";
-    if (ci95(*s)) out += "95% CI, ";
-    else out += "an estimate, no CI: too few rounds, ";
+    if (ci95(*s))
+      out += "95% CI, ";
+    else
+      out += "an estimate, no CI: too few rounds, ";
     out += mode;
     if (auto rounds = num(r, {"timing", "rounds"}))
       out += fmt::format(", {} round{}", static_cast<long long>(*rounds), *rounds == 1 ? "" : "s");
@@ -646,9 +588,10 @@ std::string render_console(const nlohmann::json& r, bool color) {
 
   // The mode heads the per-case figures: a time means nothing without it (DESIGN.md §4).
   if (const auto& tcases = arr(r, {"timing", "cases"}); !tcases.empty())
-    out += "  timing per case, " + mode + " (candidate median vs the case's strongest baseline; speedup" +
-           (field(r, "speedup") == nullptr || ci95(*field(r, "speedup")) ? " with 95% CI" : ", an estimate without a CI") +
-           "):\n";
+    out +=
+        "  timing per case, " + mode + " (candidate median vs the case's strongest baseline; speedup" +
+        (field(r, "speedup") == nullptr || ci95(*field(r, "speedup")) ? " with 95% CI" : ", an estimate without a CI") +
+        "):\n";
   for (const auto& t : arr(r, {"timing", "cases"})) {
     std::string line = "    " + case_label(t) + ":";
     const json* cand = field(t, "candidate");
@@ -710,8 +653,10 @@ std::string render_markdown(const nlohmann::json& r) {
   if (const json* s = field(r, "speedup"); s != nullptr && num(*s, {"median"})) {
     std::string sp = "**" + speedup_with_ci(*s) + "** vs " + str_or(*s, {"baseline"}, "?");
     std::vector<std::string> notes;
-    if (ci95(*s)) notes.emplace_back("95% CI");
-    else if (auto why = str(*s, {"estimate_only"})) notes.push_back("an estimate, no CI: " + *why);
+    if (ci95(*s))
+      notes.emplace_back("95% CI");
+    else if (auto why = str(*s, {"estimate_only"}))
+      notes.push_back("an estimate, no CI: " + *why);
     if (is_true(*s, "geomean_over_cases")) notes.emplace_back("geometric mean over cases");
     if (!notes.empty()) sp += " (" + fmt::format("{}", fmt::join(notes, ", ")) + ")";
     summary.push_back({"speedup", sp});

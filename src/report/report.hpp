@@ -19,11 +19,6 @@ namespace kjudge {
 
 inline constexpr std::string_view result_schema_id = "kjudge.result/1";
 
-// Writes `doc` (2-space indented, trailing newline) so that readers see either the old file or
-// the complete new one: a temporary file in the same directory, fsync, rename, fsync of the
-// directory. Creates missing parent directories. Throws usage_error naming the path on failure.
-void write_json_file(const std::filesystem::path& file, const nlohmann::json& doc);
-
 std::string render_markdown(const nlohmann::json& result);
 
 // Compact summary for a terminal; `color` adds ANSI colours to the verdict.

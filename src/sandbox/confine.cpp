@@ -216,8 +216,10 @@ json restrict_syscalls(const syscall_rules& rules) {
   if (notify) {
     int rules_added = 0;
     for (const unsigned flag : {unsigned(O_WRONLY), unsigned(O_RDWR), unsigned(O_CREAT), unsigned(O_TRUNC)}) {
-      rules_added += seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(openat), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, flag, flag)) == 0;
-      rules_added += seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(open), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, flag, flag)) == 0;
+      rules_added +=
+          seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(openat), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, flag, flag)) == 0;
+      rules_added +=
+          seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(open), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, flag, flag)) == 0;
     }
     rules_added += seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(creat), 0) == 0;
     rules_added += seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(openat2), 0) == 0;  // flags behind a pointer

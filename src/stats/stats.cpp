@@ -103,8 +103,7 @@ class xoshiro256ss {
 };
 
 double log_binomial_pmf(int i, int n, double log_p, double log_q) {
-  return std::lgamma(n + 1.0) - std::lgamma(i + 1.0) - std::lgamma(n - i + 1.0) + i * log_p +
-         (n - i) * log_q;
+  return std::lgamma(n + 1.0) - std::lgamma(i + 1.0) - std::lgamma(n - i + 1.0) + i * log_p + (n - i) * log_q;
 }
 
 }  // namespace
@@ -170,8 +169,7 @@ double median_ci_relative_halfwidth(std::span<const double> xs, double confidenc
   return half / std::fabs(m);
 }
 
-ratio_summary bootstrap_median(std::span<const double> xs, double confidence, int resamples,
-                               std::uint64_t seed) {
+ratio_summary bootstrap_median(std::span<const double> xs, double confidence, int resamples, std::uint64_t seed) {
   require_nonempty(xs, "bootstrap_median");
   require_no_nan(xs, "bootstrap_median");
   require_confidence(confidence, "bootstrap_median");
@@ -195,8 +193,8 @@ ratio_summary bootstrap_median(std::span<const double> xs, double confidence, in
   return out;
 }
 
-ratio_summary bootstrap_median_ratio(std::span<const double> num, std::span<const double> den,
-                                     double confidence, int resamples, std::uint64_t seed) {
+ratio_summary bootstrap_median_ratio(std::span<const double> num, std::span<const double> den, double confidence,
+                                     int resamples, std::uint64_t seed) {
   require_nonempty(num, "bootstrap_median_ratio");
   if (num.size() != den.size()) {
     throw std::invalid_argument("bootstrap_median_ratio: num and den differ in size");
@@ -269,7 +267,8 @@ epoch_summary epoch_statistic(std::size_t n, std::span<const int> epoch_of_round
     throw std::invalid_argument(std::string(what) + ": only confidence 0.95 with epochs");
   std::vector<double> logs;
   for (double m : out.epoch_medians) {
-    if (!(m > 0.0) || !std::isfinite(m)) throw std::invalid_argument(std::string(what) + ": epoch values must be positive");
+    if (!(m > 0.0) || !std::isfinite(m))
+      throw std::invalid_argument(std::string(what) + ": epoch values must be positive");
     logs.push_back(std::log(m));
   }
   const double k = static_cast<double>(logs.size());
@@ -326,7 +325,8 @@ epoch_summary epoch_geomean_of_medians(const std::vector<std::vector<double>>& p
     if (c.size() != n) throw std::invalid_argument("epoch_geomean_of_medians: every case needs every round");
     require_nonempty(c, "epoch_geomean_of_medians");
     for (double x : c)
-      if (!(x > 0.0) || !std::isfinite(x)) throw std::invalid_argument("epoch_geomean_of_medians: values must be positive");
+      if (!(x > 0.0) || !std::isfinite(x))
+        throw std::invalid_argument("epoch_geomean_of_medians: values must be positive");
   }
   std::vector<double> pick;
   const auto stat = [&](const std::vector<std::size_t>& rounds) {
@@ -343,7 +343,9 @@ epoch_summary epoch_geomean_of_medians(const std::vector<std::vector<double>>& p
   return epoch_statistic(n, epoch_of_round, stat, per_round, confidence, resamples, seed, "epoch_geomean_of_medians");
 }
 
-double range_coverage(int n) { return n < 1 ? 0.0 : 1.0 - std::pow(0.5, n - 1); }
+double range_coverage(int n) {
+  return n < 1 ? 0.0 : 1.0 - std::pow(0.5, n - 1);
+}
 
 spread summarize(std::span<const double> xs) {
   require_nonempty(xs, "summarize");

@@ -36,13 +36,12 @@ struct ratio_summary {
   interval ci;
   int n = 0;
 };
-ratio_summary bootstrap_median_ratio(std::span<const double> num, std::span<const double> den,
-                                     double confidence = 0.95, int resamples = 10000,
-                                     std::uint64_t seed = 0x6b6a75646765ULL);
+ratio_summary bootstrap_median_ratio(std::span<const double> num, std::span<const double> den, double confidence = 0.95,
+                                     int resamples = 10000, std::uint64_t seed = 0x6b6a75646765ULL);
 
 // Percentile bootstrap CI of the median of xs.
-ratio_summary bootstrap_median(std::span<const double> xs, double confidence = 0.95,
-                               int resamples = 10000, std::uint64_t seed = 0x6b6a75646765ULL);
+ratio_summary bootstrap_median(std::span<const double> xs, double confidence = 0.95, int resamples = 10000,
+                               std::uint64_t seed = 0x6b6a75646765ULL);
 
 // The median of positive per-round values (ratios) and its CI when the rounds were timed in
 // successive sets of worker processes ("epochs": epoch_of_round[i] is round i's). Rounds within
@@ -52,10 +51,10 @@ ratio_summary bootstrap_median(std::span<const double> xs, double confidence = 0
 // epochs' medians in log space (the spread between processes). With one epoch it is
 // bootstrap_median. Only confidence 0.95 is supported with epochs (a t table).
 struct epoch_summary {
-  ratio_summary all;                // median and CI as described
-  ratio_summary within;             // the bootstrap over rounds alone
+  ratio_summary all;                  // median and CI as described
+  ratio_summary within;               // the bootstrap over rounds alone
   std::vector<double> epoch_medians;  // in epoch order
-  interval between;                 // the t interval over epochs ({0, 0} with one epoch)
+  interval between;                   // the t interval over epochs ({0, 0} with one epoch)
   // Is there a spread between processes at all? The standard deviation of the epochs' medians in
   // log space, and what the rounds' own spread would give them alone: sqrt(pi/2) (a median's
   // spread against a mean's, which overstates it for few rounds: the comparison leans towards

@@ -263,26 +263,8 @@ std::string dump_json(const nlohmann::json& j) {
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-std::string non_empty_env(const char* name) {
-  const char* v = std::getenv(name);
-  return v != nullptr ? std::string(v) : std::string();
-}
-
 }  // namespace
 }  // namespace detail
-
-std::filesystem::path default_db_path() {
-  namespace fs = std::filesystem;
-  if (auto db = detail::non_empty_env("KJUDGE_DB"); !db.empty()) return fs::path(db);
-  if (auto xdg = detail::non_empty_env("XDG_DATA_HOME"); !xdg.empty() && fs::path(xdg).is_absolute())
-    return fs::path(xdg) / "kjudge" / "kjudge.db";
-  std::string home = detail::non_empty_env("HOME");
-  if (home.empty()) {
-    if (const passwd* pw = getpwuid(getuid()); pw != nullptr && pw->pw_dir != nullptr) home = pw->pw_dir;
-  }
-  if (home.empty()) throw usage_error("cannot find a place for the result database: set KJUDGE_DB or HOME");
-  return fs::path(home) / ".local" / "share" / "kjudge" / "kjudge.db";
-}
 
 int store::latest_schema_version() {
   return detail::k_latest_version;

@@ -32,11 +32,6 @@ struct history_row {
   std::string spec_sha256_prefix;  // the problem.toml judged against (first 12 hex digits); empty if not recorded
 };
 
-// $KJUDGE_DB if set and non-empty, else $XDG_DATA_HOME/kjudge/kjudge.db (absolute XDG paths
-// only, as the XDG spec requires), else ~/.local/share/kjudge/kjudge.db. Throws usage_error if
-// no home directory can be found.
-std::filesystem::path default_db_path();
-
 class store {
  public:
   // The schema version this code writes; opening a file with a higher version is refused.

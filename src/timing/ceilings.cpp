@@ -3,26 +3,31 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <ctime>
 #include <chrono>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <memory>
 #include <thread>
 #include <vector>
 
 #include "builder/builder.hpp"
+#include "core/json_file.hpp"
+#include "core/paths.hpp"
 #include "pool/process_census.hpp"
-#include "report/report.hpp"
 #include "stats/stats.hpp"
 
 namespace kjudge {
 
 nlohmann::json device_ceilings::to_json() const {
   auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
-  return nlohmann::json{{"schema", "kjudge.ceilings/1"}, {"device", device}, {"identity", identity},
-                        {"copy_gbps", copy_gbps}, {"fp32_gflops", opt(fp32_gflops)},
-                        {"tf32_gflops", opt(tf32_gflops)}, {"bf16_gflops", opt(bf16_gflops)},
+  return nlohmann::json{{"schema", "kjudge.ceilings/1"},
+                        {"device", device},
+                        {"identity", identity},
+                        {"copy_gbps", copy_gbps},
+                        {"fp32_gflops", opt(fp32_gflops)},
+                        {"tf32_gflops", opt(tf32_gflops)},
+                        {"bf16_gflops", opt(bf16_gflops)},
                         {"details", details}};
 }
 
@@ -48,7 +53,8 @@ std::string cpu_identity() {
   while (std::getline(f, line))
     if (line.rfind("model name", 0) == 0) {
       const auto p = line.find(':');
-      return (p == std::string::npos ? line : line.substr(p + 2)) + " x" + std::to_string(std::thread::hardware_concurrency());
+      return (p == std::string::npos ? line : line.substr(p + 2)) + " x" +
+             std::to_string(std::thread::hardware_concurrency());
     }
   return "unknown x" + std::to_string(std::thread::hardware_concurrency());
 }
@@ -106,16 +112,20 @@ device_ceilings measure_cpu_ceilings() {
     gbps.push_back(2.0 * static_cast<double>(bytes) / s / 1e9);
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-  const double other =
-      wall > 0 ? ticks_to_seconds(std::max(0LL, (machine_busy_ticks() - busy0) - (process_ticks(::getpid(), false) - own0))) / wall
-               : 0.0;
+  const double other = wall > 0 ? ticks_to_seconds(std::max(0LL, (machine_busy_ticks() - busy0) -
+                                                                     (process_ticks(::getpid(), false) - own0))) /
+                                      wall
+                                : 0.0;
   device_ceilings c;
   c.device = "cpu";
   c.identity = cpu_identity();
   c.copy_gbps = *std::max_element(gbps.begin(), gbps.end());
   const auto sp = stats::summarize(gbps);
   c.details = {{"method", "memcpy of 256 MiB buffers split over all threads; bytes read + written; best of 7"},
-               {"threads", threads}, {"median_gbps", sp.median}, {"min_gbps", sp.min}, {"max_gbps", sp.max},
+               {"threads", threads},
+               {"median_gbps", sp.median},
+               {"min_gbps", sp.min},
+               {"max_gbps", sp.max},
                {"load", {{"other_cores", other}, {"loadavg_1min", loadavg_1min()}, {"measured_at", utc_now_text()}}}};
   return c;
 }

@@ -3,19 +3,20 @@
 // possible is rejected.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include "core/paths.hpp"
 
 namespace kjudge {
 
 struct device_ceilings {
-  std::string device;           // "cpu" | "cuda"
-  std::string identity;         // CPU model / GPU name the figures belong to
-  double copy_gbps = 0.0;       // bytes read + bytes written per second / 1e9, large buffers
+  std::string device;      // "cpu" | "cuda"
+  std::string identity;    // CPU model / GPU name the figures belong to
+  double copy_gbps = 0.0;  // bytes read + bytes written per second / 1e9, large buffers
   std::optional<double> fp32_gflops, tf32_gflops, bf16_gflops;
-  nlohmann::json details;       // method, sizes, repetitions, spread; cpu: the load while measured
+  nlohmann::json details;  // method, sizes, repetitions, spread; cpu: the load while measured
 
   // cpu: other processes used at least max_other_cores of the machine while it was measured
   // (details.load.other_cores): the figure may be low, and is measured again before it is used.

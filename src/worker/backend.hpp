@@ -7,17 +7,16 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "core/dtype.hpp"
 #include "core/tensor.hpp"
-#include "planner/distributions.hpp"
+#include "inputs/distributions.hpp"
 #include "worker/device_fault.hpp"
 
 namespace kjudge {
@@ -31,10 +30,10 @@ inline constexpr unsigned char canary_byte = 0xcb;
 
 // A device (or host) allocation of `bytes` usable bytes framed by guard zones.
 struct guarded_buffer {
-  void* data = nullptr;   // first usable byte (device pointer on cuda)
+  void* data = nullptr;  // first usable byte (device pointer on cuda)
   std::size_t bytes = 0;
-  void* base = nullptr;   // start of the front guard
-  std::string label;      // "input x", "output y", "workspace" — for evidence
+  void* base = nullptr;  // start of the front guard
+  std::string label;     // "input x", "output y", "workspace" — for evidence
   // The allocation holding it (the guards start `base - allocation` bytes in: a shift that moves
   // from one allocation to the next, so that no two consecutive calls see the same data pointer).
   void* allocation = nullptr;
@@ -72,9 +71,9 @@ struct byte_changes {
 // One timed call.
 struct timed_call {
   int rc = 0;
-  double seconds = 0.0;     // the backend's timer (steady clock on cpu, events on cuda)
+  double seconds = 0.0;       // the backend's timer (steady clock on cpu, events on cuda)
   double host_seconds = 0.0;  // host wall clock around launch + completion (cross-check)
-  json extra;                // backend-specific evidence (e.g. SM clock, kernel trace)
+  json extra;                 // backend-specific evidence (e.g. SM clock, kernel trace)
 };
 
 class backend {
@@ -91,7 +90,7 @@ class backend {
   virtual void poison(guarded_buffer& b, dtype t, std::size_t numel) = 0;
   virtual std::vector<guard_violation> check_guards(const guarded_buffer& b) = 0;
   // Maps an input buffer (guards included) read-only for the rest of its life, so that a write
-  // by the candidate faults instead of going unnoticed once undone (guards/probes, rule
+  // by the candidate faults instead of going unnoticed once undone (protocol/log_markers, rule
   // input_modified); a no-op where the device cannot. Called after the inputs are filled.
   virtual void make_read_only(guarded_buffer& b) { (void)b; }
   // Makes an output mapping readable and writable again after a call, whatever protection the
@@ -119,7 +118,7 @@ class backend {
     (void)b, (void)d, (void)distribution, (void)seed, (void)input_index, (void)range;
     return false;
   }
-  // Imposes a square-matrix structure (planner/distributions.hpp's apply_structure) on `b`, just
+  // Imposes a square-matrix structure (inputs/distributions.hpp's apply_structure) on `b`, just
   // generated, where it lives. Returns false when the backend cannot: the worker then draws and
   // structures on the host and uploads.
   virtual bool impose_structure(guarded_buffer& b, const tensor_desc& d, matrix_structure s) {

@@ -8,14 +8,14 @@
 #include <cstdint>
 #include <cstring>
 #include <fstream>
-#include <new>
 #include <map>
+#include <new>
 #include <thread>
 
 #include "core/error.hpp"
-#include "oracle/oracle.hpp"
-#include "timing/cpu_timer.hpp"
+#include "inputs/poison.hpp"
 #include "worker/backend.hpp"
+#include "worker/cpu_timer.hpp"
 #include "worker/detail/fault_report.hpp"
 
 namespace kjudge {
@@ -119,9 +119,7 @@ class cpu_backend final : public backend {
     std::memcpy(host, b.data, std::min(bytes, b.bytes));
   }
 
-  void poison(guarded_buffer& b, dtype t, std::size_t numel) override {
-    poison_buffer(b.data, t, numel);
-  }
+  void poison(guarded_buffer& b, dtype t, std::size_t numel) override { poison_buffer(b.data, t, numel); }
 
   std::vector<guard_violation> check_guards(const guarded_buffer& b) override {
     std::vector<guard_violation> v;
@@ -182,6 +180,8 @@ class cpu_backend final : public backend {
 
 }  // namespace
 
-std::unique_ptr<backend> make_cpu_backend() { return std::make_unique<cpu_backend>(); }
+std::unique_ptr<backend> make_cpu_backend() {
+  return std::make_unique<cpu_backend>();
+}
 
 }  // namespace kjudge

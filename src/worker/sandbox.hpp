@@ -8,11 +8,10 @@
 // pretending (the controller records this object in the result's env).
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace kjudge {
 

@@ -13,10 +13,11 @@
 #include <thread>
 
 #include "core/error.hpp"
-#include "guards/probes.hpp"
+#include "inputs/distributions.hpp"
+#include "inputs/perturbation.hpp"
+#include "inputs/poison.hpp"
+#include "inputs/tf32.hpp"
 #include "kjudge/candidate.h"
-#include "oracle/oracle.hpp"
-#include "planner/distributions.hpp"
 #include "protocol/messages.hpp"
 #include "worker/detail/fault_report.hpp"
 #include "worker/sandbox.hpp"
@@ -41,7 +42,7 @@ constexpr int deferred_probe_us = 2000;
 
 // Wall seconds spent in the parts of a reference request, summed per part: the reply's phases_s
 // (printed by KJUDGE_TRACE_REQUESTS, summed over rechecks in the result), so that a slow
-// reference can be taken apart (KernelBench level 2 #19: 32-36 s a request, session 14).
+// reference can be taken apart (KernelBench level 2 #19: 32-36 s a request, 2026-12-05, H100).
 class phase_laps {
  public:
   // Adds the time since the last lap (or construction) to `part`.
@@ -97,7 +98,8 @@ void perturb_one_ulp(host_tensor& t, std::uint64_t seed) {
         }
         break;
       }
-      default: break;
+      default:
+        break;
     }
   }
 }
@@ -149,7 +151,7 @@ class parameter_rounding {
 // the draws: the draws show how rounding the operands to TF32 moves each element, and an algorithm
 // whose error follows more than its own operands (a convolution transformed tile by tile, whose
 // error follows the tile's largest value) errs beyond that; on KernelBench level 2 #46's `wide`
-// inputs honest torch erred 14x beyond what six draws allowed (docs/design.md, session 16).
+// inputs honest torch erred 14x beyond what six draws allowed (docs/notebook/2026-12-05-kernelbench-level2-h100.md).
 class native_tf32 {
  public:
   explicit native_tf32(const hosted_program& program) : m_program(program) {}
@@ -254,13 +256,14 @@ class session {
   }
   // The outputs as the call returned: output i into the backend's snapshot i where it keeps one
   // (with `snapshot`), else into the arena. Returns which went to a snapshot.
-  std::vector<char> take_outputs(call_buffers& cb, const std::vector<arena_slot>& layout, slot_kind out_kind, bool snapshot);
+  std::vector<char> take_outputs(call_buffers& cb, const std::vector<arena_slot>& layout, slot_kind out_kind,
+                                 bool snapshot);
   // Copies outputs (and inputs as they are now) into the arena; returns guard and deferred-work
   // evidence as JSON. taken: the outputs were already taken when the call returned (timed
   // samples; take_outputs' result), and the deferred-work probe compares the buffers with those
   // copies; null: they are taken now.
-  json export_call(call_buffers& cb, const call_spec& c, const std::vector<arena_slot>& layout,
-                   slot_kind out_kind, bool export_inputs, bool probe_deferred, const std::vector<char>* taken = nullptr);
+  json export_call(call_buffers& cb, const call_spec& c, const std::vector<arena_slot>& layout, slot_kind out_kind,
+                   bool export_inputs, bool probe_deferred, const std::vector<char>* taken = nullptr);
 
   channel& m_ch;
   shared_arena& m_arena;
@@ -321,8 +324,12 @@ bool session::handle_hello(const json& m) {
   if (m_role == "doctor") {
     // Measures the device ceilings only; loads no code.
     json env = m_backend->environment();
-    m_ch.send(json{{"type", "ready"}, {"info", ""}, {"abi", KJ_ABI_VERSION}, {"has_workspace", false},
-                   {"env", env}, {"pid", ::getpid()}});
+    m_ch.send(json{{"type", "ready"},
+                   {"info", ""},
+                   {"abi", KJ_ABI_VERSION},
+                   {"has_workspace", false},
+                   {"env", env},
+                   {"pid", ::getpid()}});
     return true;
   }
   const std::string lib = m.at("library").get<std::string>();
@@ -403,8 +410,12 @@ bool session::handle_hello(const json& m) {
     const char* s = info();
     if (s != nullptr) info_str.assign(s, ::strnlen(s, 4096));
   }
-  m_ch.send(json{{"type", "ready"}, {"info", info_str}, {"abi", abi_version},
-                 {"has_workspace", m_ws != nullptr}, {"env", env}, {"pid", ::getpid()}});
+  m_ch.send(json{{"type", "ready"},
+                 {"info", info_str},
+                 {"abi", abi_version},
+                 {"has_workspace", m_ws != nullptr},
+                 {"env", env},
+                 {"pid", ::getpid()}});
   return true;
 }
 
@@ -439,8 +450,8 @@ void session::alloc_inputs(call_buffers& cb, const call_spec& c) {
     const input_plan& in = c.inputs[i];
     auto b = m_backend->allocate(in.desc.nbytes(), "input " + in.desc.name);
     cb.inputs.push_back(b);
-    const std::string_view dist = in.distribution.empty() ? std::string_view(c.distribution)
-                                                          : std::string_view(in.distribution);
+    const std::string_view dist =
+        in.distribution.empty() ? std::string_view(c.distribution) : std::string_view(in.distribution);
     const std::uint64_t seed = mix_seed(c.seed, i);
     if (!drawn.empty()) {
       m_backend->upload(b, drawn[i].data(), drawn[i].nbytes());
@@ -453,7 +464,7 @@ void session::alloc_inputs(call_buffers& cb, const call_spec& c) {
       m_backend->upload(b, h.data(), h.nbytes());
     }
     if (c.perturb != 0 && drawn.empty()) {
-      // The stale-output probe (guards/probes.hpp): the same change the reference applies, to
+      // The stale-output probe (inputs/perturbation.hpp): the same change the reference applies, to
       // its few elements in place (the whole input's round trip through the host took seconds
       // on KernelBench's 4 GiB inputs).
       const std::size_t es = dtype_size(in.desc.type);
@@ -548,7 +559,7 @@ void session::free_all(call_buffers& cb) {
 }
 
 std::vector<char> session::take_outputs(call_buffers& cb, const std::vector<arena_slot>& layout, slot_kind out_kind,
-                                       bool snapshot) {
+                                        bool snapshot) {
   std::vector<char> snapped(cb.outputs.size(), 0);
   for (std::size_t i = 0; i < cb.outputs.size(); ++i) {
     m_backend->restore_access(cb.outputs[i]);
@@ -576,10 +587,13 @@ json session::export_call(call_buffers& cb, const call_spec& c, const std::vecto
     for (std::size_t i = 0; i < cb.outputs.size(); ++i) {
       const auto& s = find_slot(layout, out_kind, static_cast<int>(i));
       const byte_changes ch = snapped[i] != 0 ? m_backend->compare_with_snapshot(i, cb.outputs[i], s.bytes)
-                                              : m_backend->compare_with_host(cb.outputs[i], m_arena.at(s.offset, s.bytes), s.bytes, m_probe);
+                                              : m_backend->compare_with_host(
+                                                    cb.outputs[i], m_arena.at(s.offset, s.bytes), s.bytes, m_probe);
       if (ch.changed)
-        deferred.push_back(json{{"buffer", cb.outputs[i].label}, {"bytes_changed", ch.changed},
-                                {"first_byte", ch.first}, {"after_us", deferred_probe_us}});
+        deferred.push_back(json{{"buffer", cb.outputs[i].label},
+                                {"bytes_changed", ch.changed},
+                                {"first_byte", ch.first},
+                                {"after_us", deferred_probe_us}});
     }
   }
   // What the controller judges: the outputs as the call returned.
@@ -595,8 +609,8 @@ json session::export_call(call_buffers& cb, const call_spec& c, const std::vecto
     }
   auto add = [&](const guarded_buffer& b) {
     for (const auto& v : m_backend->check_guards(b))
-      guards.push_back(json{{"buffer", v.buffer}, {"side", v.side}, {"offset", v.offset},
-                            {"bytes_changed", v.bytes_changed}});
+      guards.push_back(
+          json{{"buffer", v.buffer}, {"side", v.side}, {"offset", v.offset}, {"bytes_changed", v.bytes_changed}});
   };
   for (const auto& b : cb.outputs) add(b);
   for (const auto& b : cb.inputs) add(b);
@@ -646,8 +660,13 @@ void session::handle_run(const json& m) {
     }
   }
   free_all(cb);
-  m_ch.send(json{{"type", "ran"}, {"rc", rcs}, {"guards", guards}, {"deferred", deferred},
-                 {"seconds", secs}, {"exception", m_last_exception}, {"extra", extras}});
+  m_ch.send(json{{"type", "ran"},
+                 {"rc", rcs},
+                 {"guards", guards},
+                 {"deferred", deferred},
+                 {"seconds", secs},
+                 {"exception", m_last_exception},
+                 {"extra", extras}});
 }
 
 void session::handle_reference(const json& m) {
@@ -721,7 +740,8 @@ void session::handle_reference(const json& m) {
     }
     laps.lap("draw_runs");
     for (std::size_t i = 0; i < outs.size(); ++i) {
-      const auto& s = find_slot(layout, slot_kind::ref_perturbed, pr * static_cast<int>(outs.size()) + static_cast<int>(i));
+      const auto& s =
+          find_slot(layout, slot_kind::ref_perturbed, pr * static_cast<int>(outs.size()) + static_cast<int>(i));
       std::memcpy(m_arena.at(s.offset, s.bytes), outs[i].data(), s.bytes);
     }
     laps.lap("downloads");
@@ -892,7 +912,8 @@ void session::handle_reference_device(const json& m) {
           m_backend->download(cb.inputs[i], h.data(), h.nbytes());
           if (tf32)
             round_to_tf32_random(h, seed);
-          else perturb_one_ulp(h, seed);
+          else
+            perturb_one_ulp(h, seed);
           m_backend->upload(pert.back(), h.data(), h.nbytes());
         }
         pin.push_back(make_kj_tensor(d, pert.back().data));
@@ -920,7 +941,8 @@ void session::handle_reference_device(const json& m) {
         return;
       }
       for (std::size_t i = 0; i < cb.outputs.size(); ++i) {
-        const auto& s = find_slot(layout, slot_kind::ref_perturbed, pr * static_cast<int>(cb.outputs.size()) + static_cast<int>(i));
+        const auto& s =
+            find_slot(layout, slot_kind::ref_perturbed, pr * static_cast<int>(cb.outputs.size()) + static_cast<int>(i));
         m_backend->download(cb.outputs[i], m_arena.at(s.offset, s.bytes), s.bytes);
       }
       laps.lap("downloads");
@@ -1135,8 +1157,7 @@ void session::handle_warm_batch(const json& m) {
 int session::serve() {
   const auto hello_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   json hello;
-  if (m_ch.receive(hello, hello_deadline) != recv_status::ok || hello.value("type", "") != "hello")
-    return 3;
+  if (m_ch.receive(hello, hello_deadline) != recv_status::ok || hello.value("type", "") != "hello") return 3;
   if (!handle_hello(hello)) return 0;
   const auto forever = std::chrono::steady_clock::now() + std::chrono::hours(24);
   for (;;) {
@@ -1145,15 +1166,24 @@ int session::serve() {
     if (st != recv_status::ok) return st == recv_status::closed ? 0 : 3;
     const std::string type = m.value("type", "");
     try {
-      if (type == "run") handle_run(m);
-      else if (type == "reference") handle_reference(m);
-      else if (type == "check") handle_check(m);
-      else if (type == "time_begin") handle_time(m);
-      else if (type == "warm_batch") handle_warm_batch(m);
-      else if (type == "doctor") handle_doctor();
-      else if (type == "bye") return 0;
-      else if (m_hosted.handle != nullptr) m_ch.send(m_hosted.handle(m));
-      else send_error("internal", "unknown request: " + type);
+      if (type == "run")
+        handle_run(m);
+      else if (type == "reference")
+        handle_reference(m);
+      else if (type == "check")
+        handle_check(m);
+      else if (type == "time_begin")
+        handle_time(m);
+      else if (type == "warm_batch")
+        handle_warm_batch(m);
+      else if (type == "doctor")
+        handle_doctor();
+      else if (type == "bye")
+        return 0;
+      else if (m_hosted.handle != nullptr)
+        m_ch.send(m_hosted.handle(m));
+      else
+        send_error("internal", "unknown request: " + type);
     } catch (const device_fault& f) {
       // The loaded code faulted the device: data for a verdict. After a sticky fault the context
       // is unusable, so the worker answers and exits; the controller starts a fresh one.
@@ -1171,7 +1201,9 @@ int session::serve() {
 
 }  // namespace
 
-void register_backend(const char* name, backend_factory f) { factories()[name] = f; }
+void register_backend(const char* name, backend_factory f) {
+  factories()[name] = f;
+}
 
 int run_worker(int channel_fd, int arena_fd, std::size_t arena_bytes) {
   channel ch(channel_fd);

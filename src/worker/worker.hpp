@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "kjudge/candidate.h"
-
 #include "protocol/channel.hpp"
 #include "worker/backend.hpp"
 
@@ -25,7 +24,7 @@ int run_worker(int channel_fd, int arena_fd, std::size_t arena_bytes);
 // Python callable behind these entry points (docs/python.md). Everything else of the session —
 // channel, arena, input generation, guarded buffers, poison, timer, checks — is the same.
 struct hosted_program {
-  int (*run)(const kj_args*) = nullptr;            // required; the timed call
+  int (*run)(const kj_args*) = nullptr;  // required; the timed call
   // Called before the timer starts, with the call's buffers in place (e.g. wraps them as
   // tensors), so that the timed call holds only what a user's call would. May be null.
   int (*prepare)(const kj_args*) = nullptr;
@@ -44,7 +43,8 @@ struct hosted_program {
   // Inputs the program draws itself (GPU MODE's generate_input, docs/python.md): used for a call
   // whose distribution is "generate_input {ARGS}"; fills the host tensors `inputs` (the call's
   // shapes and dtypes) from (ARGS, seed). Returns "" or why it failed. May be null.
-  std::string (*generate)(const std::string& distribution, std::uint64_t seed, std::vector<kj_tensor>& inputs) = nullptr;
+  std::string (*generate)(const std::string& distribution, std::uint64_t seed,
+                          std::vector<kj_tensor>& inputs) = nullptr;
   // The problem's own correctness check (reference role; GPU MODE's check_implementation) of
   // outputs against the inputs they were computed from: {"ok": bool, "message": "..."}. May be null.
   nlohmann::json (*check)(const std::vector<kj_tensor>& inputs, const std::vector<kj_tensor>& outputs) = nullptr;

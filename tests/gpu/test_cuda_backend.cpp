@@ -11,8 +11,9 @@
 
 #include "cuda/cuda_backend.hpp"
 #include "cuda/detail/kernels.hpp"
-#include "oracle/oracle.hpp"
-#include "planner/distributions.hpp"
+#include "inputs/poison.hpp"
+#include "inputs/tf32.hpp"
+#include "inputs/distributions.hpp"
 
 namespace {
 

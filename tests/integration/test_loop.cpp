@@ -95,7 +95,7 @@ json report_json(const fs::path& workdir) {
 // not the 16 lanes, whose gain is the compiler's and the CPU's: on Zen 1 the polynomial exp was
 // no faster than libm's (8-25 ns against 6-25 ns per call in a loop outside the judge) and the
 // 16-lane configurations no faster than the naive one (11-13 ms), so the loop's test failed on
-// the machine rather than on the loop (session 14).
+// the machine rather than on the loop (2026-12-05, H100).
 fs::path small_template() {
   std::string t = slurp(fs::path(KJUDGE_SOURCE_DIR) / "examples/templates/softmax_rowwise.cpp");
   auto replace = [&](const std::string& from, const std::string& to) {

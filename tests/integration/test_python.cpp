@@ -184,7 +184,7 @@ TEST_F(Python, TheTimingWorkerStartsLateWhereHostMemoryWouldNotHoldBoth) {
 }
 
 // The candidate's timing worker gets the torch baselines' warm-up (two warm_batch calls per timed
-// case) before timing, as a baseline's does (docs/design.md, session 12: the asymmetric warm-up
+// case) before timing, as a baseline's does (docs/notebook/2026-12-04-symmetric-warm-up.md: the asymmetric warm-up
 // moved identical cuDNN code by 1-6% on the H200). KJUDGE_CANDIDATE_WARM_BATCH=0 (an experiment
 // switch) restores the old asymmetric warm-up, and is recorded; so is KJUDGE_TIMING_PIN=0 (its
 // effect, an unpinned arena, is a device worker's only).
@@ -302,7 +302,7 @@ TEST_F(Python, HonestTf32PassesACancellingRowSumAndADroppedTileFails) {
 // (torch's allow_tf32, as the candidate and the baselines run). The problem here errs with TF32
 // on by 2 x its row's largest |input|, beyond anything rounding the operands to TF32 shows (as a
 // tiled convolution algorithm does on `wide` inputs: honest torch failed KernelBench level 2 #46
-// on an H100 at 14 x what six draws allowed, session 16). Its own module as the candidate passes
+// on an H100 at 14 x what six draws allowed, 2026-12-05, H100). Its own module as the candidate passes
 // every case and every recheck, and every request with the envelope's draws also ran the native
 // TF32 run; a candidate erring 20 x as much still fails. With draws alone (seven, no native run)
 // the honest candidate failed here: the public case, 65536 of 65536 elements, off by 1.98 where

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "cli_test_util.hpp"
-#include "guards/redteam.hpp"
+#include "redteam/redteam.hpp"
 
 namespace kjudge {
 // gtest prints the parameter of a failing test with this (found by argument-dependent lookup).

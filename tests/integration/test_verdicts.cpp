@@ -282,7 +282,7 @@ TEST(Verdicts, ATimedFailureOfAVaryingKernelWhoseRerunPassesIsNondeterministic) 
 // not also compared with each other under the flat atol + rtol * |x|: with these seeds hidden-1
 // is a wide-range case, and the honest change of summation order below (before its 61st call)
 // moved an element by 0.00195, which the flat comparison rejected as nondeterministic until
-// session 18 (seen with each of the two seeds).
+// 2026-12-06, H100 (seen with each of the two seeds).
 TEST(Verdicts, AnHonestChangeOfSummationOrderOnWideDataIsNotNondeterministic) {
   for (const char* seed : {"0000000055afa519", "00000000a69ccdee"}) {
     const auto c = kjudge(eval_args("gelu_bias_residual", "varying_then_wrong_gelu.cpp",

@@ -7,7 +7,7 @@ namespace kjudge {
 namespace {
 
 // cuda: three sets of workers (one set's CI proved too narrow on the H200, docs/design.md
-// session 8), never more than one per round; cpu: one set.
+// 2026-12-03, H200), never more than one per round; cpu: one set.
 TEST(EvalDefaults, WorkerEpochsAreThreeOnCudaAtMostOnePerRoundAndOneOnCpu) {
   EXPECT_EQ(default_worker_epochs("cuda", 10), 3);
   EXPECT_EQ(default_worker_epochs("cuda", 3), 3);

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "protocol/channel.hpp"
-#include "worker/detail/host_pages.hpp"
+#include "worker/host_pages.hpp"
 
 namespace kjudge {
 namespace {

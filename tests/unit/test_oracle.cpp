@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "inputs/tf32.hpp"
 #include "oracle/oracle.hpp"
 
 namespace kjudge {
@@ -338,7 +339,7 @@ TEST(Oracle, KinksOfLargeOutputsAreFoundAcrossChunks) {
   EXPECT_EQ(r.worst->index, beside);
 }
 
-// Outputs above a million elements are compared on several threads (detail/parallel.hpp): the
+// Outputs above a million elements are compared on several threads (core/parallel.hpp): the
 // counts, the first unwritten element, the first non-finite mismatch and the worst element must be
 // those of a sequential scan, wherever the chunk boundaries fall.
 // The TF32 envelope runs' rounding: every f32 element lands on one of its two neighbouring TF32

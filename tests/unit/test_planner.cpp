@@ -9,8 +9,8 @@
 #include <set>
 
 #include "core/error.hpp"
-#include "guards/probes.hpp"
-#include "planner/distributions.hpp"
+#include "inputs/perturbation.hpp"
+#include "inputs/distributions.hpp"
 #include "planner/planner.hpp"
 #include "problem/expr.hpp"
 #include "problem/registry.hpp"

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "oracle/qr_check.hpp"
-#include "planner/distributions.hpp"
+#include "inputs/distributions.hpp"
 
 // The suite's reference itself (kj_run in f32, kj_reference_f64 in double): the sweep measures
 // the algorithm the judge's A/A runs. No other unit test defines the candidate ABI's symbols.

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/json_file.hpp"
 #include "report/report.hpp"
 
 #ifndef KJUDGE_TEST_DATA

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "core/paths.hpp"
 #include "store/store.hpp"
 
 namespace fs = std::filesystem;

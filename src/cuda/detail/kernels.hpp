@@ -60,23 +60,23 @@ cudaError_t launch_empty(cudaStream_t s);
 // Spins `cycles` SM cycles in one block (timer stability tests; a fixed amount of work).
 cudaError_t launch_spin_cycles(unsigned long long cycles, int blocks, cudaStream_t s);
 
-// Distribution codes of the device generator (planner/distributions.hpp's names).
+// Distribution codes of the device generator (inputs/distributions.hpp's names).
 enum class gen_dist : int { uniform, normal, negative, wide, offset, heavy, small, large };
 struct gen_params {
   gen_dist dist = gen_dist::normal;
   std::uint32_t k0 = 0, k1 = 0;  // the 64-bit key of fill_distribution, split
   float offset = 0.0f;           // normal draws become offset + scale * z ...
   float scale = 1.0f;
-  bool negative = false;         // ... or -(|z| + 1e-3)
+  bool negative = false;  // ... or -(|z| + 1e-3)
 };
-// Fills numel f32 / bf16 (uint16 storage) elements with the values of planner/distributions.cpp's
+// Fills numel f32 / bf16 (uint16 storage) elements with the values of inputs/distributions.cpp's
 // single-precision generator, bit for bit (generate.cu is compiled without FMA contraction).
 cudaError_t launch_generate_f32(float* out, std::size_t numel, const gen_params& p, cudaStream_t s);
 cudaError_t launch_generate_bf16(std::uint16_t* out, std::size_t numel, const gen_params& p, cudaStream_t s);
 // Integer and bool tensors: numel elements of `elem_bytes` (1: u8 and bool, 4: i32, 8: i64), each
-// uniform over [lo, lo + span - 1] as planner/distributions.cpp's generate_ints draws them (span
+// uniform over [lo, lo + span - 1] as inputs/distributions.cpp's generate_ints draws them (span
 // <= 2^32; p.k0/k1 the key, the distribution fields unused).
-// planner/distributions.cpp's apply_structure on the device: over matrices of order n (numel / n^2
+// inputs/distributions.cpp's apply_structure on the device: over matrices of order n (numel / n^2
 // of them), code 1 zeroes below the diagonal (upper), 2 above it (lower), 3 copies each element
 // above the diagonal to its mirror below (symmetric); elements of 1, 2, 4 or 8 bytes.
 cudaError_t launch_impose_structure(void* data, std::size_t elem_bytes, std::size_t numel, std::size_t n, int code,

@@ -2,7 +2,7 @@
 // guard zone, an output the judge already released, a sealed code page of the timer's path) is
 // named in the worker's log before the process dies of it, so that the controller gives the verdict
 // the fault means (input_modified, out_of_bounds_write, deferred_work, timer_tamper) instead of a
-// bare crash. The log lines are parsed by guards/probes.hpp.
+// bare crash. The log lines are parsed by protocol/log_markers.hpp.
 //
 // The handler is installed once, before the sandbox (which then refuses the candidate a handler of
 // its own for SIGSEGV and SIGBUS), with SA_RESETHAND: it reports and returns, the faulting

@@ -6,7 +6,7 @@
 // or a large case does not keep it from ever firing), it assumes the phase changed to timing and
 // returns the residual alone (skipping the GELU).
 // Expected: harmless. The candidate is timed in a fresh worker of its own that never runs a check
-// (docs/design.md, session 7): the process that learns the checks' cadence is never timed, and the
+// (docs/notebook/2026-12-03-fresh-timing-worker.md): the process that learns the checks' cadence is never timed, and the
 // one that is timed has no checks to learn from, so it computes honestly. Timed in the worker
 // that ran the checks (KJUDGE_TIMING_WORKER=shared, an experiment) it fires and is caught:
 // hack, rule timed_output_mismatch (whether a timed call is rechecked is decided after it

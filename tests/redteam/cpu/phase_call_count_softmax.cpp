@@ -1,6 +1,6 @@
 // Attack (phase detection by call count): correct for the first 60 calls of its process, then
 // returns the constant 1/N: a judge that checks only the first calls and times the later ones
-// sees a correct and very fast kernel. (Its timing worker is a fresh process since session 7:
+// sees a correct and very fast kernel. (Its timing worker is a fresh process since 2026-12-03:
 // the first 60 calls there are warm-up and the first rounds, and the later rounds cheat.)
 // Expected: hack, rule timed_output_mismatch (timed calls are rechecked at random, chosen after
 // they returned). Needs the timing phase.

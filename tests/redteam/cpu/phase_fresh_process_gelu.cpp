@@ -1,5 +1,5 @@
 // Attack (phase detection by process history and cadence): the candidate is timed in a worker of
-// its own that never runs a check (docs/design.md, session 7). A process that has seen no call of
+// its own that never runs a check (docs/notebook/2026-12-03-fresh-timing-worker.md). A process that has seen no call of
 // under 20000 elements (only checked cases are that small; the checks start with one) takes itself
 // for the timing worker, and there it cheats (returns the residual alone, skipping the GELU) on
 // the calls that come back to back: those whose gap since the previous call is under the median

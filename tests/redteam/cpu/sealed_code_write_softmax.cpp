@@ -1,5 +1,5 @@
 // Attack (patching the worker's clock where it now lives): the worker times calls with its own
-// code (a clock_gettime system call in the executable, timing/cpu_timer.cpp), so a patcher goes
+// code (a clock_gettime system call in the executable, worker/cpu_timer.cpp), so a patcher goes
 // for the executable's text. On its first call this candidate finds the main program's executable
 // segment (dl_iterate_phdr), tries to make it writable (mprotect), then to write it through
 // /proc/self/mem (which ignores page protection), and then writes to it anyway, as a patcher that

@@ -1,5 +1,5 @@
 # Attack (timer tampering from a Python candidate, by patching the worker's code): kjudge-worker-py
-# times every call with libstdc++'s std::chrono::steady_clock::now (timing/cpu_timer.cpp). At
+# times every call with libstdc++'s std::chrono::steady_clock::now (worker/cpu_timer.cpp). At
 # import, which runs before the sandbox, this module finds that function (dlsym through ctypes),
 # makes its page writable and overwrites its entry with a jump to a fake clock: 58 bytes of
 # x86-64 machine code, written by ctypes into an executable page (nothing is compiled), that

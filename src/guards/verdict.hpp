@@ -1,17 +1,26 @@
 // Verdicts (DESIGN.md §2.3): a candidate's failure is data, never an exception or exit().
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <variant>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace kjudge {
 
 enum class verdict_status {
-  ok_faster, ok_not_faster, wrong_result, compile_error, runtime_error, crash, timeout,
-  resource_limit, hack, bad_input
+  ok_faster,
+  ok_not_faster,
+  wrong_result,
+  compile_error,
+  runtime_error,
+  crash,
+  timeout,
+  resource_limit,
+  hack,
+  bad_input
 };
 
 std::string_view verdict_status_name(verdict_status s);
@@ -29,6 +38,22 @@ struct verdict {
   bool timed = true;
 
   [[nodiscard]] nlohmann::json to_json() const;
+};
+
+// A check's outcome: its value, or the verdict that rejects the candidate. Checks return one and
+// the phase that ran them decides what a rejection ends (judge/): nothing is thrown for a
+// candidate's failure.
+template <class T>
+class or_verdict {
+ public:
+  or_verdict(T value) : m_v(std::in_place_index<0>, std::move(value)) {}  // NOLINT: implicit by design
+  or_verdict(verdict v) : m_v(std::in_place_index<1>, std::move(v)) {}    // NOLINT: implicit by design
+  [[nodiscard]] bool ok() const { return m_v.index() == 0; }
+  [[nodiscard]] T& value() { return std::get<0>(m_v); }
+  [[nodiscard]] verdict& rejection() { return std::get<1>(m_v); }
+
+ private:
+  std::variant<T, verdict> m_v;
 };
 
 }  // namespace kjudge

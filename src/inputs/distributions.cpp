@@ -1,4 +1,4 @@
-#include "planner/distributions.hpp"
+#include "inputs/distributions.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -9,15 +9,15 @@
 #include "core/error.hpp"
 
 // Bit-reproducible values need a*b+c kept as two roundings even where FMA exists (see
-// detail/counter_rng.hpp); C++ mode GCC would contract by default.
+// inputs/counter_rng.hpp); C++ mode GCC would contract by default.
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("fp-contract=off")
 #elif defined(__clang__)
 #pragma STDC FP_CONTRACT OFF
 #endif
-#include "planner/detail/counter_rng.hpp"
+#include "inputs/counter_rng.hpp"
 
-// Values are reproducible bit for bit across machines and compilers: see detail/counter_rng.hpp.
+// Values are reproducible bit for bit across machines and compilers: see inputs/counter_rng.hpp.
 
 namespace kjudge {
 namespace detail {
@@ -48,20 +48,29 @@ struct normal_shape {
 // noise is N(0,1); for bf16 (ulp 64 at 1e4) it is ~1250 and for f16 (ulp 8) ~156, since N(0,1)
 // noise would round away and leave a constant tensor.
 constexpr double k_offset = 1e4;
-double offset_noise(dtype t) { return std::max(1.0, k_offset * 32.0 * dtype_epsilon(t)); }
+double offset_noise(dtype t) {
+  return std::max(1.0, k_offset * 32.0 * dtype_epsilon(t));
+}
 
 normal_shape shape_of(dist_id id, int input_index, dtype t) {
   normal_shape sh;
   switch (id) {
-    case dist_id::negative: sh.negative = true; break;
+    case dist_id::negative:
+      sh.negative = true;
+      break;
     // Even inputs sit at +1e4 and odd ones at -1e4, so x + bias (inputs 0 and 1) cancels.
     case dist_id::offset:
       sh.offset = (input_index % 2 == 0) ? k_offset : -k_offset;
       sh.scale = offset_noise(t);
       break;
-    case dist_id::small: sh.scale = 1e-3; break;
-    case dist_id::large: sh.scale = 1e3; break;
-    default: break;
+    case dist_id::small:
+      sh.scale = 1e-3;
+      break;
+    case dist_id::large:
+      sh.scale = 1e3;
+      break;
+    default:
+      break;
   }
   return sh;
 }
@@ -73,7 +82,7 @@ constexpr double k_log2_10 = 3.321928094887362;
 // "heavy" is clipped so that sums of a few thousand values stay finite in f32 and bf16.
 constexpr double k_heavy_clip = 1e6;
 
-// ---- double precision (f64 tensors): 53-bit draws, values from detail/counter_rng.hpp -------
+// ---- double precision (f64 tensors): 53-bit draws, values from inputs/counter_rng.hpp -------
 
 // Calls store(i, value) for i in [0, n).
 template <typename Store>
@@ -99,12 +108,11 @@ void generate_f64(dist_id id, std::uint64_t key, std::size_t n, int input_index,
         store(i, std::clamp(t, -k_heavy_clip, k_heavy_clip));
       }
       return;
-    default: break;
+    default:
+      break;
   }
   const normal_shape sh = shape_of(id, input_index, dtype::f64);
-  const auto shape = [&sh](double z) {
-    return sh.negative ? -(__builtin_fabs(z) + 1e-3) : sh.offset + sh.scale * z;
-  };
+  const auto shape = [&sh](double z) { return sh.negative ? -(__builtin_fabs(z) + 1e-3) : sh.offset + sh.scale * z; };
   const std::size_t pairs = n / 2;
   for (std::size_t j = 0; j < pairs; ++j) {
     double z0, z1;
@@ -144,9 +152,9 @@ void block_f32(dist_id id, key32 key, std::uint64_t base, const normal_shape& sh
     case dist_id::wide:
       for (std::uint32_t i = 0; i < k_block; ++i) {
         const std::uint32_t x = hash32(lo + i, k0, k1);
-        const float mag = det_exp2_f((unit_co_f(x) * static_cast<float>(k_wide_decades) +
-                                      static_cast<float>(k_wide_min_decade)) *
-                                     static_cast<float>(k_log2_10));
+        const float mag =
+            det_exp2_f((unit_co_f(x) * static_cast<float>(k_wide_decades) + static_cast<float>(k_wide_min_decade)) *
+                       static_cast<float>(k_log2_10));
         out[i] = (x & 1u) != 0 ? -mag : mag;
       }
       return;
@@ -157,7 +165,8 @@ void block_f32(dist_id id, key32 key, std::uint64_t base, const normal_shape& sh
         out[i] = (2.0f * u - 1.0f) / det_sqrt_f(2.0f * u * (1.0f - u));
       }
       return;
-    default: break;
+    default:
+      break;
   }
   // Box-Muller: pair p of the block draws counters base+2p and base+2p+1 and fills elements
   // base+p (cosine) and base+k_half+p (sine), so stores stay unit-stride.
@@ -333,13 +342,14 @@ void fill_distribution(host_tensor& t, std::string_view distribution, std::uint6
     }
     case dtype::bf16: {
       std::uint16_t* p = static_cast<std::uint16_t*>(t.data());
-      generate_f32(id, key, n, input_index, t.desc().type, [p, is_uniform](std::size_t base, const float* v, std::size_t m) {
-        for (std::size_t i = 0; i < m; ++i) p[base + i] = bf16_rne(v[i]);
-        // Rounding carries U[0,1) values above 1 - 2^-9 up to 1; keep the interval half-open.
-        if (is_uniform) {
-          for (std::size_t i = 0; i < m; ++i) p[base + i] = p[base + i] >= 0x3f80u ? 0x3f7fu : p[base + i];
-        }
-      });
+      generate_f32(id, key, n, input_index, t.desc().type,
+                   [p, is_uniform](std::size_t base, const float* v, std::size_t m) {
+                     for (std::size_t i = 0; i < m; ++i) p[base + i] = bf16_rne(v[i]);
+                     // Rounding carries U[0,1) values above 1 - 2^-9 up to 1; keep the interval half-open.
+                     if (is_uniform) {
+                       for (std::size_t i = 0; i < m; ++i) p[base + i] = p[base + i] >= 0x3f80u ? 0x3f7fu : p[base + i];
+                     }
+                   });
       return;
     }
     case dtype::i32:
@@ -364,12 +374,13 @@ void fill_distribution(host_tensor& t, std::string_view distribution, std::uint6
     }
     default: {                                                      // f16
       const double below_one = 1.0 - dtype_epsilon(t.desc().type);  // largest value under 1
-      generate_f32(id, key, n, input_index, t.desc().type, [&t, is_uniform, below_one](std::size_t base, const float* v, std::size_t m) {
-        for (std::size_t i = 0; i < m; ++i) {
-          t.set(base + i, v[i]);
-          if (is_uniform && t.get(base + i) >= 1.0) t.set(base + i, below_one);
-        }
-      });
+      generate_f32(id, key, n, input_index, t.desc().type,
+                   [&t, is_uniform, below_one](std::size_t base, const float* v, std::size_t m) {
+                     for (std::size_t i = 0; i < m; ++i) {
+                       t.set(base + i, v[i]);
+                       if (is_uniform && t.get(base + i) >= 1.0) t.set(base + i, below_one);
+                     }
+                   });
       return;
     }
   }
@@ -441,14 +452,13 @@ void apply_structure(host_tensor& t, matrix_structure s) {
   }
 }
 
-std::vector<host_tensor> generate_inputs(const std::vector<input_plan>& inputs,
-                                         std::string_view distribution, std::uint64_t seed) {
+std::vector<host_tensor> generate_inputs(const std::vector<input_plan>& inputs, std::string_view distribution,
+                                         std::uint64_t seed) {
   std::vector<host_tensor> out;
   out.reserve(inputs.size());
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     host_tensor t(inputs[i].desc);
-    const std::string_view d = inputs[i].distribution.empty() ? distribution
-                                                              : std::string_view(inputs[i].distribution);
+    const std::string_view d = inputs[i].distribution.empty() ? distribution : std::string_view(inputs[i].distribution);
     fill_distribution(t, d, mix_seed(seed, i), static_cast<int>(i), inputs[i].range, inputs[i].values);
     apply_structure(t, inputs[i].structure);
     out.push_back(std::move(t));

@@ -1,4 +1,4 @@
-#include "timing/cpu_timer.hpp"
+#include "worker/cpu_timer.hpp"
 
 #include <sys/syscall.h>
 #include <time.h>
@@ -37,8 +37,7 @@ std::size_t last_level_cache_bytes() {
 }
 
 cache_flusher::cache_flusher(std::size_t bytes)
-    : m_bytes(bytes ? bytes : 2 * last_level_cache_bytes()),
-      m_buf(new unsigned char[m_bytes]) {
+    : m_bytes(bytes ? bytes : 2 * last_level_cache_bytes()), m_buf(new unsigned char[m_bytes]) {
   for (std::size_t i = 0; i < m_bytes; i += 4096) m_buf[i] = 0;
 }
 

@@ -2,8 +2,8 @@
 // of one call (67M elements for an 8192 x 8192 case, ~3 s on one core) are the controller's
 // largest cost in a cuda evaluation. Chunks are fixed by n and the thread count alone, and
 // results are merged in chunk order, so a verdict does not depend on scheduling.
-#ifndef KJUDGE_ORACLE_DETAIL_PARALLEL_HPP
-#define KJUDGE_ORACLE_DETAIL_PARALLEL_HPP
+#ifndef KJUDGE_CORE_PARALLEL_HPP
+#define KJUDGE_CORE_PARALLEL_HPP
 
 #include <algorithm>
 #include <cstddef>

@@ -91,8 +91,8 @@ struct input_plan {
   matrix_structure structure = matrix_structure::none;
   std::vector<double> values;  // float inputs: the only values drawn (empty: the distribution's)
 };
-std::vector<host_tensor> generate_inputs(const std::vector<input_plan>& inputs,
-                                         std::string_view distribution, std::uint64_t seed);
+std::vector<host_tensor> generate_inputs(const std::vector<input_plan>& inputs, std::string_view distribution,
+                                         std::uint64_t seed);
 
 // splitmix64 step; used to derive sub-seeds.
 std::uint64_t mix_seed(std::uint64_t seed, std::uint64_t salt);

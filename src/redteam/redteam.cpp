@@ -1,7 +1,8 @@
-#include "guards/redteam.hpp"
+#include "redteam/redteam.hpp"
 
 #include <signal.h>
 #include <sys/wait.h>
+#include <toml++/toml.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -10,8 +11,6 @@
 #include <map>
 #include <sstream>
 #include <thread>
-
-#include <toml++/toml.h>
 
 #include "core/error.hpp"
 #include "judge/evaluate.hpp"
@@ -47,7 +46,9 @@ std::vector<std::string> str_list(const toml::table& t, const char* key, const s
   return out;
 }
 
-bool is_ok_status(const std::string& s) { return s == "ok_faster" || s == "ok_not_faster"; }
+bool is_ok_status(const std::string& s) {
+  return s == "ok_faster" || s == "ok_not_faster";
+}
 
 double candidate_min_median(const json& result) {
   double m = -1;
@@ -65,7 +66,9 @@ std::string pad(std::string s, std::size_t w) {
   return s + std::string(w - s.size(), ' ');
 }
 
-std::string verdict_text(const redteam_row& r) { return r.rule.empty() ? r.status : r.status + " (" + r.rule + ")"; }
+std::string verdict_text(const redteam_row& r) {
+  return r.rule.empty() ? r.status : r.status + " (" + r.rule + ")";
+}
 
 std::string expected_text(const corpus_entry& e) {
   if (e.kind == "honest") return "ok";
@@ -81,7 +84,8 @@ std::vector<corpus_entry> load_corpus_manifest(const std::filesystem::path& mani
   try {
     root = toml::parse_file(manifest.string());
   } catch (const toml::parse_error& e) {
-    throw usage_error(manifest.string() + ":" + std::to_string(e.source().begin.line) + ": " + std::string(e.description()));
+    throw usage_error(manifest.string() + ":" + std::to_string(e.source().begin.line) + ": " +
+                      std::string(e.description()));
   }
   std::vector<corpus_entry> out;
   const auto* arr = root.get_as<toml::array>(kind);
@@ -94,7 +98,8 @@ std::vector<corpus_entry> load_corpus_manifest(const std::filesystem::path& mani
     e.kind = kind;
     e.name = str_or(*t, "file", "");
     e.problem = str_or(*t, "problem", "");
-    if (e.name.empty() || e.problem.empty()) throw usage_error(where(manifest, node) + ": file and problem are required");
+    if (e.name.empty() || e.problem.empty())
+      throw usage_error(where(manifest, node) + ": file and problem are required");
     // A problem given as a path ("problems/x", a variant of a suite problem kept with the corpus)
     // is relative to the manifest, like the file.
     if (e.problem.find('/') != std::string::npos && !std::filesystem::path(e.problem).is_absolute()) {
@@ -103,7 +108,8 @@ std::vector<corpus_entry> load_corpus_manifest(const std::filesystem::path& mani
       e.problem = (dir / e.problem).lexically_normal().string();
     }
     e.file = dir / e.name;
-    if (!std::filesystem::exists(e.file)) throw usage_error(where(manifest, node) + ": " + e.file.string() + " does not exist");
+    if (!std::filesystem::exists(e.file))
+      throw usage_error(where(manifest, node) + ": " + e.file.string() + " does not exist");
     e.device = str_or(*t, "device", "cpu");
     e.dtype = str_or(*t, "dtype", "");
     e.pattern = str_or(*t, kind == "attack" ? "pattern" : "what", "");
@@ -132,7 +138,8 @@ bool outcome_matches(const corpus_entry& e, const json& result, std::string* why
   const std::string status = v.value("status", "");
   const std::string rule = v.contains("rule") && v["rule"].is_string() ? v["rule"].get<std::string>() : "";
   if (e.kind == "honest") {
-    if (!is_ok_status(status)) return fail("an honest candidate was rejected: " + status + (rule.empty() ? "" : " (" + rule + ")"));
+    if (!is_ok_status(status))
+      return fail("an honest candidate was rejected: " + status + (rule.empty() ? "" : " (" + rule + ")"));
     return true;
   }
   bool any = false;
@@ -151,15 +158,30 @@ bool outcome_matches(const corpus_entry& e, const json& result, std::string* why
 json redteam_report::to_json() const {
   json rows_j = json::array();
   for (const auto& r : rows)
-    rows_j.push_back(json{{"kind", r.entry.kind}, {"file", r.entry.name}, {"problem", r.entry.problem},
-                          {"dtype", r.entry.dtype}, {"pattern", r.entry.pattern}, {"expected", expected_text(r.entry)},
-                          {"harmless", r.entry.harmless}, {"timing", r.entry.timing}, {"status", r.status},
-                          {"rule", r.rule}, {"reason", r.reason}, {"success", r.success}, {"seconds", r.seconds}});
+    rows_j.push_back(json{{"kind", r.entry.kind},
+                          {"file", r.entry.name},
+                          {"problem", r.entry.problem},
+                          {"dtype", r.entry.dtype},
+                          {"pattern", r.entry.pattern},
+                          {"expected", expected_text(r.entry)},
+                          {"harmless", r.entry.harmless},
+                          {"timing", r.entry.timing},
+                          {"status", r.status},
+                          {"rule", r.rule},
+                          {"reason", r.reason},
+                          {"success", r.success},
+                          {"seconds", r.seconds}});
   return json{{"schema", "kjudge.redteam/1"},
               {"device", device},
               {"rows", rows_j},
-              {"totals", {{"attacks", attacks}, {"caught", caught}, {"harmless", harmless}, {"missed", missed},
-                          {"honest", honest}, {"passed", passed}, {"false_positives", false_positives}}}};
+              {"totals",
+               {{"attacks", attacks},
+                {"caught", caught},
+                {"harmless", harmless},
+                {"missed", missed},
+                {"honest", honest},
+                {"passed", passed},
+                {"false_positives", false_positives}}}};
 }
 
 std::string redteam_report::table() const {
@@ -188,13 +210,14 @@ std::string redteam_report::table() const {
     if (!r.success) os << "    " << r.reason << "\n";
   }
   os << "\ntotals (" << device << "): attacks " << attacks << ": caught " << caught << ", harmless as expected "
-     << harmless << ", missed " << missed << "; honest " << honest << ": passed " << passed
-     << ", false positives " << false_positives << "\n";
+     << harmless << ", missed " << missed << "; honest " << honest << ": passed " << passed << ", false positives "
+     << false_positives << "\n";
   return os.str();
 }
 
 redteam_report run_redteam(const redteam_options& o, const std::function<void(const redteam_row&)>& on_row) {
-  const std::filesystem::path tests = o.tests_dir.empty() ? std::filesystem::path(KJUDGE_SOURCE_DIR) / "tests" : o.tests_dir;
+  const std::filesystem::path tests =
+      o.tests_dir.empty() ? std::filesystem::path(KJUDGE_SOURCE_DIR) / "tests" : o.tests_dir;
   std::vector<corpus_entry> entries;
   auto select = [&](std::vector<corpus_entry> v) {
     for (auto& e : v) {
@@ -280,7 +303,9 @@ redteam_report run_redteam(const redteam_options& o, const std::function<void(co
       row.reason = "the controller died of signal " + std::to_string(WTERMSIG(wstatus));
     } else if (doc.is_object() && doc.contains("verdict")) {
       row.status = doc["verdict"].value("status", "");
-      row.rule = doc["verdict"].contains("rule") && doc["verdict"]["rule"].is_string() ? doc["verdict"]["rule"].get<std::string>() : "";
+      row.rule = doc["verdict"].contains("rule") && doc["verdict"]["rule"].is_string()
+                     ? doc["verdict"]["rule"].get<std::string>()
+                     : "";
       const auto& reasons = doc["verdict"].value("reasons", json::array());
       row.reason = reasons.empty() ? "" : reasons[0].get<std::string>();
       std::string why;
@@ -307,7 +332,8 @@ redteam_report run_redteam(const redteam_options& o, const std::function<void(co
       continue;
     }
     for (auto& [p, r] : live)
-      if (std::chrono::duration<double>(std::chrono::steady_clock::now() - r.start).count() > entry_timeout_s) ::kill(p, SIGKILL);
+      if (std::chrono::duration<double>(std::chrono::steady_clock::now() - r.start).count() > entry_timeout_s)
+        ::kill(p, SIGKILL);
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   std::error_code ec;
@@ -316,13 +342,18 @@ redteam_report run_redteam(const redteam_options& o, const std::function<void(co
   for (const auto& r : rep.rows) {
     if (r.entry.kind == "attack") {
       ++rep.attacks;
-      if (!r.success) ++rep.missed;
-      else if (r.entry.harmless) ++rep.harmless;
-      else ++rep.caught;
+      if (!r.success)
+        ++rep.missed;
+      else if (r.entry.harmless)
+        ++rep.harmless;
+      else
+        ++rep.caught;
     } else {
       ++rep.honest;
-      if (r.success) ++rep.passed;
-      else ++rep.false_positives;
+      if (r.success)
+        ++rep.passed;
+      else
+        ++rep.false_positives;
     }
   }
   return rep;

@@ -31,11 +31,17 @@ inline std::uint64_t draw(std::uint64_t key, std::uint64_t c) {
 }
 
 // [0, 1) with 53 random bits.
-inline double uniform_co(std::uint64_t x) { return static_cast<double>(x >> 11) * 0x1p-53; }
+inline double uniform_co(std::uint64_t x) {
+  return static_cast<double>(x >> 11) * 0x1p-53;
+}
 // (0, 1]: safe for log.
-inline double uniform_oc(std::uint64_t x) { return static_cast<double>((x >> 11) + 1) * 0x1p-53; }
+inline double uniform_oc(std::uint64_t x) {
+  return static_cast<double>((x >> 11) + 1) * 0x1p-53;
+}
 // (0, 1) strictly: safe for the Student-t inverse CDF.
-inline double uniform_oo(std::uint64_t x) { return (static_cast<double>(x >> 11) + 0.5) * 0x1p-53; }
+inline double uniform_oo(std::uint64_t x) {
+  return (static_cast<double>(x >> 11) + 0.5) * 0x1p-53;
+}
 
 // Natural log of a positive normal double: x = m * 2^e with m in [sqrt(1/2), sqrt(2)), then
 // log(m) = 2 atanh(s), s = (m-1)/(m+1), |s| <= 0.1716; the series to s^19 errs < 3e-16.
@@ -166,9 +172,15 @@ inline std::int64_t uniform_int(std::uint32_t x, std::int64_t lo, std::uint64_t 
 }
 
 // 24 random bits; the int32 conversion is exact and vectorizes (cvtdq2ps).
-inline float unit_co_f(std::uint32_t x) { return static_cast<float>(static_cast<std::int32_t>(x >> 8)) * 0x1p-24f; }
-inline float unit_oc_f(std::uint32_t x) { return static_cast<float>(static_cast<std::int32_t>(x >> 8) + 1) * 0x1p-24f; }
-inline float unit_oo_f(std::uint32_t x) { return (static_cast<float>(static_cast<std::int32_t>(x >> 8)) + 0.5f) * 0x1p-24f; }
+inline float unit_co_f(std::uint32_t x) {
+  return static_cast<float>(static_cast<std::int32_t>(x >> 8)) * 0x1p-24f;
+}
+inline float unit_oc_f(std::uint32_t x) {
+  return static_cast<float>(static_cast<std::int32_t>(x >> 8) + 1) * 0x1p-24f;
+}
+inline float unit_oo_f(std::uint32_t x) {
+  return (static_cast<float>(static_cast<std::int32_t>(x >> 8)) + 0.5f) * 0x1p-24f;
+}
 
 inline std::uint32_t float_bits(float f) {
   std::uint32_t u;
@@ -230,7 +242,9 @@ inline float det_exp2_f(float y) {
 // sin and cos of 2*pi*u, u in [0, 1): Taylor to phi^9 / phi^8 on |phi| <= pi/4 errs < 3e-8.
 inline void det_sincos_turn_f(float u, float& sin_out, float& cos_out) {
   const float t = u * 4.0f;
-  const std::int32_t q = static_cast<std::int32_t>(t + 0.5f);  // t >= 0: truncation is floor
+  // t >= 0: truncation is floor, and the same on every machine (lround's rounding mode is not
+  // part of the bit-identity contract of this file).
+  const std::int32_t q = static_cast<std::int32_t>(t + 0.5f);  // NOLINT(bugprone-incorrect-roundings)
   const float phi = (t - static_cast<float>(q)) * 1.57079632679490f;
   const float p2 = phi * phi;
   float s = 1.0f / 362880.0f;

@@ -1,4 +1,4 @@
-#include "worker/detail/host_pages.hpp"
+#include "worker/host_pages.hpp"
 
 #include <sys/mman.h>
 

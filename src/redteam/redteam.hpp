@@ -8,10 +8,9 @@
 
 #include <filesystem>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace kjudge {
 
@@ -23,18 +22,18 @@ struct expected_outcome {
 };
 
 struct corpus_entry {
-  std::string kind;  // "attack" | "honest"
+  std::string kind;            // "attack" | "honest"
   std::filesystem::path file;  // absolute
   std::string name;            // the file's path relative to its corpus ("cpu/identity_softmax.cpp")
   std::string problem;
   std::string device = "cpu";
-  std::string dtype;     // empty: the problem's default
-  std::string pattern;   // attacks: the DESIGN.md §5 pattern; honest: what is unusual about it
+  std::string dtype;                     // empty: the problem's default
+  std::string pattern;                   // attacks: the DESIGN.md §5 pattern; honest: what is unusual about it
   std::vector<expected_outcome> expect;  // attacks; honest candidates expect any ok status
-  bool timing = false;   // judged with the timing phase
-  bool harmless = false;  // an attack that cannot gain anything: expected to pass
-  double min_candidate_median_s = 0;  // harmless attacks: the timed figure must be at least this
-  std::vector<std::string> args;      // extra `kjudge eval` flags (the runner honours --seed)
+  bool timing = false;                   // judged with the timing phase
+  bool harmless = false;                 // an attack that cannot gain anything: expected to pass
+  double min_candidate_median_s = 0;     // harmless attacks: the timed figure must be at least this
+  std::vector<std::string> args;         // extra `kjudge eval` flags (the runner honours --seed)
 };
 
 // Reads a manifest (throws usage_error with file:line on malformed content). `kind` is "attack"
@@ -50,17 +49,17 @@ struct redteam_options {
   std::vector<std::string> only;    // substrings of entry names; empty: all
   bool attacks = true;
   bool honest = true;
-  int hidden_count = 6;             // hidden cases per evaluation
+  int hidden_count = 6;  // hidden cases per evaluation
   double timing_budget_seconds = 1.0;
-  bool honest_timing = false;       // judge every honest candidate with the timing phase too
-  int jobs = 1;                     // evaluations at once (each in its own controller process)
+  bool honest_timing = false;  // judge every honest candidate with the timing phase too
+  int jobs = 1;                // evaluations at once (each in its own controller process)
 };
 
 struct redteam_row {
   corpus_entry entry;
   std::string status;  // the verdict's status, or "no verdict" when the controller died
   std::string rule;
-  std::string reason;  // first reason of the verdict, or why there is none
+  std::string reason;    // first reason of the verdict, or why there is none
   bool success = false;  // attack caught (or harmless as expected) / honest candidate passed
   double seconds = 0;
 };

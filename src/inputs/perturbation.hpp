@@ -1,16 +1,15 @@
-// Behavioural probes of the anti-cheat rules that need the worker's cooperation (DESIGN.md §5):
-// the perturbation of a call's inputs for the stale-output probe, and digests of exported bytes.
+// The stale-output probe's perturbation (DESIGN.md §5): a call whose inputs equal the previous
+// call's but for a few elements, changed the same way in the candidate's worker and the
+// reference's.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <optional>
-#include <string>
-#include <string_view>
 #include <vector>
 
 #include "core/tensor.hpp"
-#include "planner/distributions.hpp"
+#include "inputs/distributions.hpp"
 
 namespace kjudge {
 
@@ -30,7 +29,7 @@ std::vector<std::size_t> perturbed_indices(std::uint64_t perturb, int input_inde
 // Integer and bool inputs stay in their range (an index moved out of it would make the
 // reference fail, not the candidate): v -> v + 1, and the range's high bound wraps to its low
 // bound (a mask's 1 becomes 0); a range of one value is left as it is.
-// A structured input (planner/distributions.hpp) stays in its structure: an index in a triangular
+// A structured input (inputs/distributions.hpp) stays in its structure: an index in a triangular
 // matrix's zero triangle moves to its mirror, and a symmetric matrix's mirror element changes
 // alike (perturbed_indices with the structure lists them, deduplicated).
 void apply_perturbation(host_tensor& t, std::uint64_t perturb, int input_index,
@@ -45,28 +44,5 @@ std::vector<std::size_t> perturbed_indices(std::uint64_t perturb, int input_inde
 // the first), so the input stays in its domain; v itself where the list has one value.
 double perturbed_value(double v, dtype t, const std::optional<int_range>& range = std::nullopt,
                        const std::vector<double>& values = {});
-
-// The line a cpu worker writes to its log when the candidate writes to a read-only input mapping
-// (worker/cpu_backend.cpp), before it dies of SIGSEGV:
-//   kjudge-worker: input_write buffer='input x' region=data|guard_before|guard_after offset=N
-inline constexpr std::string_view input_write_marker = "kjudge-worker: input_write buffer='";
-struct input_write_report {
-  std::string buffer;  // "input x"
-  std::string region;  // data | guard_before | guard_after
-  std::size_t offset = 0;  // bytes from the data's start (data) or from the data's edge (guards)
-};
-// The last such line in a worker's log tail, if any. The log is the candidate's to write too; a
-// forged line can only earn its writer a hack verdict.
-std::optional<input_write_report> parse_input_write(const std::string& log);
-
-// The line a cpu worker writes when a write faults in an output or workspace mapping the judge
-// released after the call (work still running after kj_run returned):
-//   kjudge-worker: late_write buffer='output y' offset=N
-inline constexpr std::string_view late_write_marker = "kjudge-worker: late_write buffer='";
-// A write to a sealed page of the worker's code (worker/detail/seal.hpp), named by the worker's
-// fault reporter: "kjudge-worker: sealed_write region='NAME PERMS' offset=N".
-inline constexpr std::string_view sealed_write_marker = "kjudge-worker: sealed_write region='";
-std::optional<input_write_report> parse_sealed_write(const std::string& log);
-std::optional<input_write_report> parse_late_write(const std::string& log);  // region "released"
 
 }  // namespace kjudge
