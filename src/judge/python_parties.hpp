@@ -85,7 +85,7 @@ build_result python_build_result(const std::filesystem::path& file);
 
 struct call_spec;
 // Untimed warm_batch calls per bench call before timing, for every Python party: a baseline's
-// (python_warmup) and a Python candidate's timing worker (evaluate.cpp) alike, so that every
+// (python_warmup) and a Python candidate's timing worker (judge/detail/evaluation_timing.cpp) alike, so that every
 // timed process has the same history (docs/notebook/2026-12-04-symmetric-warm-up.md).
 inline constexpr int python_warm_calls_per_case = 2;
 // Before timing: python_warm_calls_per_case untimed calls of a Python baseline on each bench

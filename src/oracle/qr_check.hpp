@@ -38,7 +38,7 @@ double unit_roundoff(dtype t);
 double qr_bound(std::int64_t n, dtype t, double c = qr_check_c);
 
 struct qr_check_result {
-  // Compatible with the elementwise oracle's report (evaluate.cpp's case entries):
+  // Compatible with the elementwise oracle's report (judge/detail/checks.cpp's case entries):
   //   pass, reason, output_name ("H" or "tau": the output the first failure is in);
   //   max_abs_err  = the largest ‖QᵀQ − I‖_F over the matrices;
   //   max_rel_err  = the largest ‖A − QR‖_F / ‖A‖_F over the matrices;

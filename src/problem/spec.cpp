@@ -814,7 +814,7 @@ std::vector<tensor_desc> resolve_tensors(const problem_spec& p, const std::vecto
     }
     // The tensor's bytes, checked for overflow: M = N = 2^32 made M*N wrap to 0 in the memory
     // estimate, and the reference then ran on until it crashed. Anything past k_max_bytes is no
-    // machine's; what this machine can hold is checked before any worker starts (evaluate.cpp).
+    // machine's; what this machine can hold is checked before any worker starts (judge/detail/evaluation_parties.cpp).
     std::uint64_t bytes = dtype_size(d.type);
     bool overflow = false;
     for (const auto extent : d.shape)

@@ -403,7 +403,7 @@ std::optional<std::string> worst_text(const json& c) {
   return out;
 }
 
-// The envelope at the worst element of a failing case (evaluate.cpp, envelope_evidence): the
+// The envelope at the worst element of a failing case (judge/detail/reference.cpp, envelope_evidence): the
 // reference's runs there, so that a reader sees why the allowance is what it is.
 std::optional<std::string> envelope_text(const json& c) {
   const json* w = field(c, "worst");

@@ -18,8 +18,8 @@ namespace kjudge {
 
 // The machine's CPU time spent outside a set of processes (the evaluation's) over a window: busy
 // time from /proc/stat minus the set's own, in the kernel's ticks. Set-aside decisions rest on it
-// (evaluate.cpp): a process of the candidate's counts as the candidate's, so the candidate can
-// neither forge this figure nor provoke it.
+// (judge/detail/evaluation_timing.cpp): a process of the candidate's counts as the candidate's,
+// so the candidate can neither forge this figure nor provoke it.
 class machine_window {
  public:
   // processes: the controller first (counted alone), then the workers (counted with their
