@@ -232,10 +232,11 @@ TEST(Loop, AutotuneFromANaiveTemplateEndsAtLeastOneAndAHalfTimesFaster) {
   // configurations (on a loaded 2-core machine one measured 1.68 and then 0.69 of the baseline),
   // so the test asserts the rules, not an iteration.
   {
-    std::map<std::string, double> latest;  // sha256 -> latest median
+    std::map<std::string, double> latest;                                     // sha256 -> latest median
     std::map<int, std::vector<std::pair<double, std::string>>> by_iteration;  // (time_s, sha256)
     for (const auto& e : journal(dir)) {
-      if (e["event"] != "judged" || !e["summary"]["median"].is_number() || !e["summary"]["time_s"].is_number()) continue;
+      if (e["event"] != "judged" || !e["summary"]["median"].is_number() || !e["summary"]["time_s"].is_number())
+        continue;
       const std::string id = e["id"];
       const int it = std::stoi(id.substr(1, 4));
       latest[e["sha256"]] = e["summary"]["median"];
@@ -330,27 +331,29 @@ TEST(Loop, ResumeAfterKillNineLosesNothingAndJudgesNothingTwice) {
 }
 
 // A proposer that sleeps 30 s on its first run (and touches a marker the test reads), then
-// proposes nothing: a loop interrupted while it runs.
+// proposes nothing: a loop interrupted while it runs. Its sleep keeps the shell's pid (exec),
+// written to .sleeper before the marker, so the test follows that one process and no other
+// "sleep" on the machine.
 std::string sleepy_proposer() {
-  return "sh -c 'if [ ! -e \"$KJUDGE_WORKDIR/.slept\" ]; then touch \"$KJUDGE_WORKDIR/.slept\"; sleep 30; fi'";
+  return "sh -c 'if [ ! -e \"$KJUDGE_WORKDIR/.slept\" ]; then echo $$ > \"$KJUDGE_WORKDIR/.sleeper\"; "
+         "touch \"$KJUDGE_WORKDIR/.slept\"; exec sleep 30; fi'";
 }
 
-// The processes whose command line holds `needle` (a proposer's "sleep 30").
-int processes_with(const std::string& needle) {
-  int n = 0;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator("/proc", ec)) {
-    std::ifstream in(e.path() / "cmdline");
-    std::string cmd((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    std::replace(cmd.begin(), cmd.end(), '\0', ' ');
-    std::ifstream st(e.path() / "stat");
-    std::string stat;
-    std::getline(st, stat);
-    const auto close = stat.rfind(')');
-    const bool zombie = close != std::string::npos && stat.size() > close + 2 && stat[close + 2] == 'Z';
-    if (!zombie && cmd.find(needle) != std::string::npos && cmd.find("sh -c") == std::string::npos) ++n;
-  }
-  return n;
+// Whether the process `pid` is alive (a zombie is not: it has exited and waits to be reaped).
+bool process_alive(pid_t pid) {
+  std::ifstream st("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat;
+  if (!std::getline(st, stat)) return false;
+  const auto close = stat.rfind(')');
+  return close == std::string::npos || stat.size() <= close + 2 || stat[close + 2] != 'Z';
+}
+
+// The proposer's sleeping process, from the pid it wrote (-1: none written).
+pid_t sleeper_pid(const fs::path& dir) {
+  std::ifstream in(dir / ".sleeper");
+  long pid = -1;
+  in >> pid;
+  return in ? static_cast<pid_t>(pid) : -1;
 }
 
 // kill -9 while the proposer runs: the proposer does not outlive kjudge (its guardian terminates
@@ -362,10 +365,13 @@ TEST(Loop, KillNineWhileTheProposerRunsIsResumedAndLeavesNoProposer) {
                            "1", "--torch-baselines", "none", "-q"},
                           base_dir() / "kill-proposer.log");
   ASSERT_TRUE(wait_for([&] { return fs::exists(dir / ".slept"); }, 60)) << slurp(base_dir() / "kill-proposer.log");
+  const pid_t sleeper = sleeper_pid(dir);
+  ASSERT_GT(sleeper, 0);
+  ASSERT_TRUE(process_alive(sleeper));
   ::kill(pid, SIGKILL);
   int status = 0;
   ::waitpid(pid, &status, 0);
-  EXPECT_TRUE(wait_for([&] { return processes_with("sleep 30") == 0; }, 10)) << "the proposer outlived kjudge";
+  EXPECT_TRUE(wait_for([&] { return !process_alive(sleeper); }, 10)) << "the proposer outlived kjudge";
   const auto r = kj({"loop", "--resume", dir.string(), "-q"});
   EXPECT_EQ(r.exit_status, 0) << r.output;
   EXPECT_EQ(count_events(dir, "resumed"), 1);
@@ -385,6 +391,9 @@ TEST(Loop, SigintStopsTheProposerAndASecondResumeIsToldWhoHoldsTheRun) {
                           base_dir() / "sigint.log");
   ::unsetenv("KJUDGE_CACHE");
   ASSERT_TRUE(wait_for([&] { return fs::exists(dir / ".slept"); }, 60)) << slurp(base_dir() / "sigint.log");
+  const pid_t sleeper = sleeper_pid(dir);
+  ASSERT_GT(sleeper, 0);
+  ASSERT_TRUE(process_alive(sleeper));
   const auto second = kj({"loop", "--resume", dir.string(), "-q"});
   EXPECT_EQ(second.exit_status, 2) << second.output;
   EXPECT_NE(second.output.find("running in another kjudge (pid " + std::to_string(pid)), std::string::npos)
@@ -397,9 +406,10 @@ TEST(Loop, SigintStopsTheProposerAndASecondResumeIsToldWhoHoldsTheRun) {
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 5.0);
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 128 + SIGINT);
-  EXPECT_TRUE(wait_for([&] { return processes_with("sleep 30") == 0; }, 10)) << "the proposer outlived kjudge";
+  EXPECT_TRUE(wait_for([&] { return !process_alive(sleeper); }, 10)) << "the proposer outlived kjudge";
   bool interrupted = false;
-  for (const auto& e : journal(dir)) interrupted = interrupted || (e["event"] == "stopped" && e["reason"] == "interrupted");
+  for (const auto& e : journal(dir))
+    interrupted = interrupted || (e["event"] == "stopped" && e["reason"] == "interrupted");
   EXPECT_TRUE(interrupted);
   std::error_code ec;
   EXPECT_TRUE(wait_for([&] { return !fs::exists(cache / "scratch") || fs::is_empty(cache / "scratch", ec); }, 10));
