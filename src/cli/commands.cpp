@@ -346,7 +346,7 @@ int cmd_eval(const eval_flags& f, const std::string& problem, const std::string&
   }
   const auto st = r["verdict"]["status"].get<std::string>();
   if (st == "bad_input") return 2;
-  return verdict_is_ok(st) ? 0 : 1;
+  return is_ok_status(st) ? 0 : 1;
 }
 
 // Imported problems (kjudge import) under imported_problems_root()/PREFIX, sorted by path.
@@ -474,10 +474,10 @@ int cmd_validate(const eval_flags& f, const std::string& problem, bool all, int 
       continue;
     }
     const std::string st = r["verdict"]["status"].get<std::string>();
-    if (f.no_timing && verdict_is_ok(st)) {
+    if (f.no_timing && is_ok_status(st)) {
       // --no-timing: the reference's correctness against itself only; no ratio to judge.
       std::snprintf(line, sizeof line, "%-34s ok    correct on every case (--no-timing: no ratio)", t.label.c_str());
-    } else if (!verdict_is_ok(st) || !r["speedup"].is_object() || !r["speedup"]["per_baseline"].contains(against)) {
+    } else if (!is_ok_status(st) || !r["speedup"].is_object() || !r["speedup"]["per_baseline"].contains(against)) {
       std::snprintf(line, sizeof line, "%-34s FAIL  verdict %s: %s", t.label.c_str(), st.c_str(),
                     r["verdict"]["reasons"].empty() ? "" : r["verdict"]["reasons"][0].get<std::string>().c_str());
       failed.push_back(line);

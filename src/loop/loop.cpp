@@ -21,7 +21,10 @@
 #include "core/hash.hpp"
 #include "core/interrupt.hpp"
 #include "core/json_file.hpp"
+#include "core/json_path.hpp"
 #include "core/paths.hpp"
+#include "core/utc.hpp"
+#include "core/verdict_status.hpp"
 #include "judge/evaluate.hpp"
 #include "judge/python_parties.hpp"
 #include "loop/context.hpp"
@@ -47,15 +50,6 @@ constexpr const char* k_config_schema = "kjudge.loop/1";
 constexpr std::size_t k_max_source_bytes = 1 << 20;  // a kernel source past 1 MiB is not a source
 
 using clock_type = std::chrono::steady_clock;
-
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  ::gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 std::string local_stamp() {
   const std::time_t t = std::time(nullptr);
@@ -488,7 +482,7 @@ class driver {
         result = evaluate(eo);
       } catch (const usage_error& e) {
         // Bad input about this one file (e.g. unreadable): a verdict for it, and the loop goes on.
-        result = json{{"schema", "kjudge.result/1"},
+        result = json{{"schema", result_schema_id},
                       {"created_at", utc_now()},
                       {"problem", {{"name", m_problem.name}, {"device", device()}}},
                       {"candidate", {{"path", eo.candidate.string()}, {"sha256", p.sha256}, {"info", nullptr}}},
@@ -524,7 +518,7 @@ class driver {
     if (p.meta.is_object() && p.meta.contains("autotune"))
       line += fmt::format(" [{}; rung {}]", p.meta["autotune"].value("config", ""),
                           p.meta["autotune"].value("rung", 0) + 1);
-    if (!status_is_correct(summary.value("status", "")) && !summary["reasons"].empty())
+    if (!is_ok_status(summary.value("status", "")) && !summary["reasons"].empty())
       line += " · " + summary["reasons"][0].get<std::string>().substr(0, 200);
     say(line);
   }
@@ -656,7 +650,8 @@ class driver {
     }
     if (p.state == "judged") {
       if (auto doc = read_json_if_valid(m_workdir / "results" / (p.id + ".json"));
-          doc && (*doc)["verdict"].value("status", "") != "bad_input") {
+          doc &&
+          parse_verdict_status(string_at(*doc, {"verdict", "status"}).value_or("")) != verdict_status::bad_input) {
         std::string source;
         try {
           source = read_file(m_workdir / p.file);

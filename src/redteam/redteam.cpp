@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "core/error.hpp"
+#include "core/verdict_status.hpp"
 #include "judge/evaluate.hpp"
 
 namespace kjudge {
@@ -44,10 +45,6 @@ std::vector<std::string> str_list(const toml::table& t, const char* key, const s
     out.push_back(*s);
   }
   return out;
-}
-
-bool is_ok_status(const std::string& s) {
-  return s == "ok_faster" || s == "ok_not_faster";
 }
 
 double candidate_min_median(const json& result) {
