@@ -1032,7 +1032,7 @@ int default_worker_epochs(const std::string& device, int min_rounds) {
   return device == "cuda" ? std::clamp(min_rounds, 1, 3) : 1;
 }
 
-json evaluate(const eval_options& o) {
+result_document evaluate(const eval_options& o) {
   const auto t_start = clock_type::now();
   // Wall time per phase, seconds (result "phases_s"): where a time to verdict goes. Each progress
   // report closes the interval since the previous one and charges it to that one's phase.
@@ -1217,7 +1217,7 @@ json evaluate(const eval_options& o) {
       std::filesystem::remove_all(scratch_root, ec);
       guardian::forget_directory(scratch_root);
     }
-    return result;
+    return result_document::from_json(result);
   };
   guardian::watch_directory(scratch_root);
 

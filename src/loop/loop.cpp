@@ -163,6 +163,22 @@ std::optional<json> read_json_if_valid(const fs::path& p) {
   return std::nullopt;
 }
 
+// The result of a file the loop could not judge (unreadable, say): bad_input, and the loop goes on.
+result_document bad_input_result(const std::string& problem, const std::string& device, const fs::path& candidate,
+                                 const std::string& sha256, const std::string& why) {
+  result_document r;
+  r.created_at = utc_now();
+  r.problem.name = problem;
+  r.problem.device = device;
+  r.candidate.emplace();
+  r.candidate->path = candidate.string();
+  r.candidate->sha256 = sha256;
+  r.device = device;
+  r.verdict.status = verdict_status::bad_input;
+  r.verdict.reasons = {why};
+  return r;
+}
+
 // One process at a time per workdir: an exclusive flock on workdir/.lock for the run's lifetime
 // (released by the kernel however the process ends), holding the owner's pid and start. A second
 // `kjudge loop --resume` on a running loop is refused and told who holds it.
@@ -479,17 +495,10 @@ class driver {
         pl.update(label, phase, done, total, note);
       };
       try {
-        result = evaluate(eo);
+        result = evaluate(eo).to_json();
       } catch (const usage_error& e) {
         // Bad input about this one file (e.g. unreadable): a verdict for it, and the loop goes on.
-        result = json{{"schema", result_schema_id},
-                      {"created_at", utc_now()},
-                      {"problem", {{"name", m_problem.name}, {"device", device()}}},
-                      {"candidate", {{"path", eo.candidate.string()}, {"sha256", p.sha256}, {"info", nullptr}}},
-                      {"device", device()},
-                      {"verdict", {{"status", "bad_input"}, {"rule", nullptr}, {"reasons", {e.what()}}}},
-                      {"timing", nullptr},
-                      {"speedup", nullptr}};
+        result = bad_input_result(m_problem.name, device(), eo.candidate, p.sha256, e.what()).to_json();
       }
       pl.clear();
       result["loop"] =
