@@ -57,10 +57,7 @@ cli_run judge(const corpus_entry& e, std::vector<std::string> extra) {
   o.extra_env["KJUDGE_TORCH_BASELINES"] = "none";
   cli_run out;
   out.r = run_command(argv, o);
-  if (std::filesystem::exists(json_path)) {
-    std::ifstream in(json_path);
-    out.result = nlohmann::json::parse(in);
-  }
+  if (std::filesystem::exists(json_path)) out.result = read_result(json_path);
   return out;
 }
 
