@@ -304,49 +304,101 @@ eval_options to_options(const eval_flags& f, const std::string& problem, const s
   return o;
 }
 
-json run_eval(const eval_flags& f, const std::string& problem, const std::string& candidate, const std::string& label) {
+result_document run_eval(const eval_flags& f, const std::string& problem, const std::string& candidate,
+                         const std::string& label) {
   eval_options o = to_options(f, problem, candidate);
   progress_line pl(!f.quiet);
   o.progress = [&](const std::string& phase, int done, int total, const std::string& note) {
     pl.update(label, phase, done, total, note);
   };
-  json r = evaluate(o);
+  result_document r = evaluate(o);
   pl.clear();
   return r;
 }
 
-void store_result(const eval_flags& f, const json& r, const std::string& candidate) {
+void store_result(const eval_flags& f, const result_document& r, const json& doc, const std::string& candidate) {
   if (f.no_store) return;
-  if (r["verdict"]["status"] == "bad_input") return;
+  if (r.verdict.status == verdict_status::bad_input) return;
   store db(f.db_path.empty() ? default_db_path() : std::filesystem::path(f.db_path));
   std::string source;
   try {
     source = read_file(candidate);
   } catch (const std::exception&) {
   }
-  db.add_evaluation(r, source);
+  db.add_evaluation(doc, source);
 }
 
 int cmd_eval(const eval_flags& f, const std::string& problem, const std::string& candidate) {
-  const json r = run_eval(f, problem, candidate, std::filesystem::path(candidate).filename().string());
-  store_result(f, r, candidate);
+  const result_document r = run_eval(f, problem, candidate, std::filesystem::path(candidate).filename().string());
+  const json doc = r.to_json();
+  store_result(f, r, doc, candidate);
   // --json -: the result document is standard output, and the summary goes to standard error.
   const bool json_to_stdout = f.json_path == "-";
-  if (!f.json_path.empty() && !json_to_stdout) write_json_file(f.json_path, r);
+  if (!f.json_path.empty() && !json_to_stdout) write_json_file(f.json_path, doc);
   if (!f.md_path.empty()) {
     std::ofstream md(f.md_path);
     if (!md) throw usage_error(f.md_path + ": cannot be written");
-    md << render_markdown(r);
+    md << render_markdown(doc);
   }
   if (json_to_stdout) {
-    std::cout << r.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
-    std::cerr << render_console(r, false);
+    std::cout << doc.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+    std::cerr << render_console(doc, false);
   } else {
-    std::cout << render_console(r, color_out());
+    std::cout << render_console(doc, color_out());
   }
-  const auto st = r["verdict"]["status"].get<std::string>();
-  if (st == "bad_input") return 2;
-  return verdict_is_ok(st) ? 0 : 1;
+  return r.exit_status();
+}
+
+// Where an A/A's time went (a level takes hours of device time: this says which phase to make
+// cheaper).
+void print_where_the_time_went(const result_document& r) {
+  if (!r.time_to_verdict_s) return;
+  const auto seconds_list = [](const std::map<std::string, double>& by_phase) {
+    std::string out;
+    for (const auto& [k, v] : by_phase) {
+      char num[32];
+      std::snprintf(num, sizeof num, "%.1f", v);
+      out += (out.empty() ? "" : ", ") + k + " " + num;
+    }
+    return out;
+  };
+  const std::string phases = r.phases_s ? seconds_list(*r.phases_s) : "";
+  std::printf("    time to verdict %.1f s%s%s\n", *r.time_to_verdict_s,
+              phases.empty() ? "" : "; phases (s): ", phases.c_str());
+  // The rechecks of the timed calls (one reference run and transfer each): in the timing phase
+  // above, but on a device-sized case most of it.
+  if (!r.timing || !r.timing->rechecks.is_object()) return;
+  const json& rc = r.timing->rechecks;
+  std::map<std::string, double> parts;
+  if (rc.contains("phases_s") && rc["phases_s"].is_object())
+    for (const auto& [k, v] : rc["phases_s"].items())
+      if (v.is_number()) parts[k] = v.get<double>();
+  std::printf("    rechecks %d: %.1f s (%s); samples %.1f s\n", rc.value("count", 0), rc.value("seconds", 0.0),
+              seconds_list(parts).c_str(), r.timing->extra.value("sample_requests_s", 0.0));
+}
+
+// Each party's median per timed case, with its SM clock where the backend reads one: an A/A's
+// bias shows here as one party slower at the same clock (its process or its code) or at a lower
+// clock (the GPU's state while it ran).
+void print_party_medians(const result_document& r) {
+  if (!r.timing) return;
+  for (const auto& tc : r.timing->cases) {
+    std::string parts;
+    const auto party = [&](const std::string& name, const result_samples& st) {
+      if (!st.median_s) return;
+      char num[96];
+      std::snprintf(num, sizeof num, "%s %.4f ms", name.c_str(), *st.median_s * 1e3);
+      parts += (parts.empty() ? "" : ", ") + std::string(num);
+      if (st.sm_mhz.is_object()) {
+        std::snprintf(num, sizeof num, " at SM %.0f MHz [%.0f, %.0f]", st.sm_mhz.value("median", 0.0),
+                      st.sm_mhz.value("min", 0.0), st.sm_mhz.value("max", 0.0));
+        parts += num;
+      }
+    };
+    if (tc.candidate) party("candidate", *tc.candidate);
+    for (const auto& b : tc.baselines) party(b.name.value_or("baseline"), b);
+    if (!parts.empty()) std::printf("    %s: %s\n", tc.id.value_or("case").c_str(), parts.c_str());
+  }
 }
 
 // Imported problems (kjudge import) under imported_problems_root()/PREFIX, sorted by path.
@@ -458,13 +510,13 @@ int cmd_validate(const eval_flags& f, const std::string& problem, bool all, int 
       ++failures;
       continue;
     }
-    json r;
+    result_document r;
     try {
       r = run_eval(g, p.dir.string(), cand.string(), t.label + " (A/A)");
       if (!results_dir.empty()) {
         std::string name = t.label;
         std::replace(name.begin(), name.end(), '/', '_');
-        write_json_file((std::filesystem::path(results_dir) / (name + ".json")).string(), r);
+        write_json_file((std::filesystem::path(results_dir) / (name + ".json")).string(), r.to_json());
       }
     } catch (const std::exception& e) {
       std::snprintf(line, sizeof line, "%-34s FAIL  %s", t.label.c_str(), e.what());
@@ -473,24 +525,27 @@ int cmd_validate(const eval_flags& f, const std::string& problem, bool all, int 
       ++failures;
       continue;
     }
-    const std::string st = r["verdict"]["status"].get<std::string>();
-    if (f.no_timing && verdict_is_ok(st)) {
+    const std::string st(verdict_status_name(r.verdict.status));
+    const result_speedup_figure* s = nullptr;  // the A/A's ratio: the candidate against its own code
+    if (r.speedup && r.speedup->per_baseline)
+      if (const auto it = r.speedup->per_baseline->find(against); it != r.speedup->per_baseline->end()) s = &it->second;
+    const int rounds = r.timing ? static_cast<int>(r.timing->rounds.value_or(0)) : 0;
+    if (f.no_timing && r.verdict.ok()) {
       // --no-timing: the reference's correctness against itself only; no ratio to judge.
       std::snprintf(line, sizeof line, "%-34s ok    correct on every case (--no-timing: no ratio)", t.label.c_str());
-    } else if (!verdict_is_ok(st) || !r["speedup"].is_object() || !r["speedup"]["per_baseline"].contains(against)) {
+    } else if (!r.verdict.ok() || s == nullptr || !s->median) {
       std::snprintf(line, sizeof line, "%-34s FAIL  verdict %s: %s", t.label.c_str(), st.c_str(),
-                    r["verdict"]["reasons"].empty() ? "" : r["verdict"]["reasons"][0].get<std::string>().c_str());
+                    r.verdict.reasons.empty() ? "" : r.verdict.reasons[0].c_str());
       failed.push_back(line);
       ++failures;
-    } else if (!r["speedup"]["per_baseline"][against]["ci95"].is_array()) {
+    } else if (!s->ci95) {
       // Too few rounds for a CI (--rounds below stats::min_rounds_for_ci95): nothing to validate by.
       std::snprintf(line, sizeof line, "%-34s FAIL  no 95%% CI from %d round(s) (at least %d needed)", t.label.c_str(),
-                    r["timing"].value("rounds", 0), stats::min_rounds_for_ci95);
+                    rounds, stats::min_rounds_for_ci95);
       failed.push_back(line);
       ++failures;
     } else {
-      const auto& s = r["speedup"]["per_baseline"][against];
-      const double med = s["median"], lo = s["ci95"][0], hi = s["ci95"][1];
+      const double med = *s->median, lo = s->ci95->first, hi = s->ci95->second;
       const bool in_band = med >= 0.98 && med <= 1.02;
       const bool ok = in_band && lo <= 1.0 && hi >= 1.0;
       ++timed;
@@ -502,80 +557,30 @@ int cmd_validate(const eval_flags& f, const std::string& problem, bool all, int 
       while (digits < 8 && (shown(lo) <= 1.0 && shown(hi) >= 1.0) != (lo <= 1.0 && hi >= 1.0)) ++digits;
       // --worker-epochs: each set of workers' own ratio, so that a spread between processes shows.
       std::string sets;
-      if (s.contains("epoch_medians") && s["epoch_medians"].is_array() && s["epoch_medians"].size() > 1) {
-        for (const auto& m : s["epoch_medians"]) {
+      if (s->epoch_medians && s->epoch_medians->size() > 1) {
+        for (const double m : *s->epoch_medians) {
           char num[32];
-          std::snprintf(num, sizeof num, "%.4f", m.get<double>());
+          std::snprintf(num, sizeof num, "%.4f", m);
           sets += (sets.empty() ? "" : ", ") + std::string(num);
         }
-        sets = ", " + std::to_string(s["epoch_medians"].size()) + " sets of workers: " + sets;
-        if (const std::string note = process_spread_note(r); !note.empty()) sets += "; " + note;
+        sets = ", " + std::to_string(s->epoch_medians->size()) + " sets of workers: " + sets;
+        if (const std::string note = process_spread_note(r.to_json()); !note.empty()) sets += "; " + note;
       }
       std::snprintf(line, sizeof line, "%-34s %-4s  ratio %.*f  95%% CI [%.*f, %.*f] against %s (%d rounds, %s%s)",
-                    t.label.c_str(), ok ? "ok" : "FAIL", digits, med, digits, lo, digits, hi, against.c_str(),
-                    r["timing"]["rounds"].get<int>(), f.mode.c_str(), sets.c_str());
+                    t.label.c_str(), ok ? "ok" : "FAIL", digits, med, digits, lo, digits, hi, against.c_str(), rounds,
+                    f.mode.c_str(), sets.c_str());
       if (!ok) {
         ++failures;
         failed.push_back(line);
       }
     }
     std::printf("%s\n", line);
-    // Where the problem's time went (a level takes hours of device time: this says which phase
-    // to make cheaper).
-    if (r.contains("time_to_verdict_s") && r["time_to_verdict_s"].is_number()) {
-      std::string phases;
-      if (r.contains("phases_s") && r["phases_s"].is_object())
-        for (const auto& [k, v] : r["phases_s"].items())
-          if (v.is_number()) {
-            char num[32];
-            std::snprintf(num, sizeof num, "%.1f", v.get<double>());
-            phases += (phases.empty() ? "" : ", ") + k + " " + num;
-          }
-      std::printf("    time to verdict %.1f s%s%s\n", r["time_to_verdict_s"].get<double>(),
-                  phases.empty() ? "" : "; phases (s): ", phases.c_str());
-      // The rechecks of the timed calls (one reference run and transfer each): in the timing
-      // phase above, but on a device-sized case most of it.
-      if (r["timing"].is_object() && r["timing"].contains("rechecks") && r["timing"]["rechecks"].is_object()) {
-        const auto& rc = r["timing"]["rechecks"];
-        std::string parts;
-        if (rc.contains("phases_s") && rc["phases_s"].is_object())
-          for (const auto& [k, v] : rc["phases_s"].items())
-            if (v.is_number()) {
-              char num[32];
-              std::snprintf(num, sizeof num, "%.1f", v.get<double>());
-              parts += (parts.empty() ? "" : ", ") + k + " " + num;
-            }
-        std::printf("    rechecks %d: %.1f s (%s); samples %.1f s\n", rc.value("count", 0), rc.value("seconds", 0.0),
-                    parts.c_str(), r["timing"].value("sample_requests_s", 0.0));
-      }
-    }
-    // Each party's median per timed case, with its SM clock where the backend reads one: an A/A's
-    // bias shows here as one party slower at the same clock (its process or its code) or at a
-    // lower clock (the GPU's state while it ran).
-    if (r.contains("timing") && r["timing"].is_object() && r["timing"].contains("cases") &&
-        r["timing"]["cases"].is_array())
-      for (const auto& tc : r["timing"]["cases"]) {
-        std::string parts;
-        const auto party = [&](const std::string& name, const json& st) {
-          if (!st.is_object() || !st.contains("median_s") || !st["median_s"].is_number()) return;
-          char num[96];
-          std::snprintf(num, sizeof num, "%s %.4f ms", name.c_str(), st["median_s"].get<double>() * 1e3);
-          parts += (parts.empty() ? "" : ", ") + std::string(num);
-          if (st.contains("sm_mhz") && st["sm_mhz"].is_object()) {
-            std::snprintf(num, sizeof num, " at SM %.0f MHz [%.0f, %.0f]", st["sm_mhz"].value("median", 0.0),
-                          st["sm_mhz"].value("min", 0.0), st["sm_mhz"].value("max", 0.0));
-            parts += num;
-          }
-        };
-        party("candidate", tc.value("candidate", json()));
-        if (tc.contains("baselines") && tc["baselines"].is_array())
-          for (const auto& b : tc["baselines"]) party(b.value("name", std::string("baseline")), b);
-        if (!parts.empty()) std::printf("    %s: %s\n", tc.value("id", std::string("case")).c_str(), parts.c_str());
-      }
+    print_where_the_time_went(r);
+    print_party_medians(r);
     // The kernel census's comparison of the two parties running the same code (the A/A's pair):
     // whether a difference between them is in the kernels launched, their times or the window.
-    if (r.contains("timing") && r["timing"].is_object() && r["timing"].contains("kernel_census"))
-      for (const auto& l : kernel_census_lines(r["timing"]["kernel_census"])) std::printf("    %s\n", l.c_str());
+    if (r.timing && r.timing->extra.contains("kernel_census"))
+      for (const auto& l : kernel_census_lines(r.timing->extra["kernel_census"])) std::printf("    %s\n", l.c_str());
     std::fflush(stdout);
   }
   std::printf(
@@ -736,13 +741,13 @@ int cmd_demo(const eval_flags& f, const std::string& examples_dir) {
     ++i;
     const std::string label =
         "[" + std::to_string(i) + "/" + std::to_string(jobs.size()) + "] " + problem + "/" + file.filename().string();
-    json r = run_eval(f, problem, file.string(), label);
-    store_result(f, r, file.string());
-    const auto& v = r["verdict"];
-    std::printf("%-48s %s%s\n", label.c_str(), v["status"].get<std::string>().c_str(),
-                v["rule"].is_string() ? (" (" + v["rule"].get<std::string>() + ")").c_str() : "");
+    const result_document r = run_eval(f, problem, file.string(), label);
+    json doc = r.to_json();
+    store_result(f, r, doc, file.string());
+    std::printf("%-48s %s%s\n", label.c_str(), std::string(verdict_status_name(r.verdict.status)).c_str(),
+                r.verdict.rule ? (" (" + *r.verdict.rule + ")").c_str() : "");
     std::fflush(stdout);
-    results.push_back(std::move(r));
+    results.push_back(std::move(doc));
   }
   std::printf("\n");
   std::cout << render_verdict_table(results, color_out());

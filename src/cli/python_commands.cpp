@@ -3,7 +3,6 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
-#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <future>
@@ -16,6 +15,7 @@
 #include "core/hash.hpp"
 #include "core/paths.hpp"
 #include "core/subprocess.hpp"
+#include "core/utc.hpp"
 #include "judge/python_parties.hpp"
 #include "problem/integrity.hpp"
 
@@ -60,15 +60,6 @@ std::string shape_toml(const json& shape) {
   std::string s = "[";
   for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i].get<long long>());
   return s + "]";
-}
-
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  ::gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
 }
 
 json inspect(const python_setup& ps, const json& request, double timeout) {

@@ -8,25 +8,9 @@
 #include <variant>
 #include <vector>
 
+#include "core/verdict_status.hpp"
+
 namespace kjudge {
-
-enum class verdict_status {
-  ok_faster,
-  ok_not_faster,
-  wrong_result,
-  compile_error,
-  runtime_error,
-  crash,
-  timeout,
-  resource_limit,
-  hack,
-  bad_input
-};
-
-std::string_view verdict_status_name(verdict_status s);
-bool is_ok(verdict_status s);
-// Exit status of `kjudge eval` for a verdict: 0 correct, 1 rejected, 2 bad input.
-int exit_status_for(verdict_status s);
 
 struct verdict {
   verdict_status status = verdict_status::ok_not_faster;

@@ -41,9 +41,9 @@ int default_worker_epochs(const std::string& device, int min_rounds) {
 
 // The phases (judge/detail/evaluation.hpp): check options (the constructor: every usage error up
 // front) -> build parties -> launch workers -> correctness -> timing -> summaries -> sanitizer.
-nlohmann::json evaluate(const eval_options& o) {
+result_document evaluate(const eval_options& o) {
   detail::evaluation e(o);
-  return e.run();
+  return result_document::from_json(e.run());
 }
 
 }  // namespace kjudge

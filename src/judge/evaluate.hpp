@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "judge/result.hpp"
+
 namespace kjudge {
 
 // Progress events for long work: phase ("build", "public", "hidden", "timing"), done of total.
@@ -79,10 +81,10 @@ sanitizer_summary parse_sanitizer_report(const std::string& text);
 // sets give 12.7. cpu stays at one set: its spread between processes has not been measured.
 int default_worker_epochs(const std::string& device, int min_rounds);
 
-// Runs the whole pipeline and returns the kjudge.result/1 document. Throws usage_error for bad
-// usage or bad input (unknown problem, unreadable candidate, bad dtype), internal_error for
-// faults of the judge. A candidate's failure is a verdict in the document, never an exception;
-// "bad_input" verdicts (no kj_run) are returned as documents too.
-nlohmann::json evaluate(const eval_options& o);
+// Runs the whole pipeline and returns the kjudge.result/1 document (judge/result.hpp). Throws
+// usage_error for bad usage or bad input (unknown problem, unreadable candidate, bad dtype),
+// internal_error for faults of the judge. A candidate's failure is a verdict in the document,
+// never an exception; "bad_input" verdicts (no kj_run) are returned as documents too.
+result_document evaluate(const eval_options& o);
 
 }  // namespace kjudge

@@ -7,6 +7,8 @@
 #include <regex>
 #include <set>
 
+#include "core/verdict_status.hpp"
+
 namespace kjudge::loop {
 
 namespace {
@@ -71,7 +73,7 @@ std::vector<std::string> update_families(std::map<std::string, family_record>& f
     auto& f = families[a.family];
     f.name = a.family;
     ++f.attempts;
-    if (a.status == "ok_faster" || a.status == "ok_not_faster")
+    if (is_ok_status(a.status))
       ++f.correct;
     else {
       ++f.rejected;

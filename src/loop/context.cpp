@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/hash.hpp"
+#include "core/verdict_status.hpp"
 
 namespace kjudge::loop {
 
@@ -160,7 +161,7 @@ json build_context(const loop_state& st, const problem_spec& p, int iteration, c
   // Recent rejected proposals with their failing case, newest first.
   json rejected = json::array();
   for (auto it = st.proposals.rbegin(); it != st.proposals.rend() && rejected.size() < 5; ++it) {
-    if (it->state != "judged" || status_is_correct(it->summary.value("status", ""))) continue;
+    if (it->state != "judged" || is_ok_status(it->summary.value("status", ""))) continue;
     rejected.push_back(proposal_json(st, *it, paths.workdir, true));
   }
 
@@ -171,7 +172,7 @@ json build_context(const loop_state& st, const problem_spec& p, int iteration, c
   for (const auto& pr : st.proposals) {
     if (pr.state == "judged") {
       ++judged;
-      if (status_is_correct(pr.summary.value("status", ""))) ++correct;
+      if (is_ok_status(pr.summary.value("status", ""))) ++correct;
     }
     if (pr.state == "garbage") ++garbage;
     if (pr.state == "duplicate") ++duplicates;

@@ -21,7 +21,10 @@
 #include "core/hash.hpp"
 #include "core/interrupt.hpp"
 #include "core/json_file.hpp"
+#include "core/json_path.hpp"
 #include "core/paths.hpp"
+#include "core/utc.hpp"
+#include "core/verdict_status.hpp"
 #include "judge/evaluate.hpp"
 #include "judge/python_parties.hpp"
 #include "loop/context.hpp"
@@ -47,15 +50,6 @@ constexpr const char* k_config_schema = "kjudge.loop/1";
 constexpr std::size_t k_max_source_bytes = 1 << 20;  // a kernel source past 1 MiB is not a source
 
 using clock_type = std::chrono::steady_clock;
-
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  ::gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 std::string local_stamp() {
   const std::time_t t = std::time(nullptr);
@@ -167,6 +161,22 @@ std::optional<json> read_json_if_valid(const fs::path& p) {
   } catch (const std::exception&) {
   }
   return std::nullopt;
+}
+
+// The result of a file the loop could not judge (unreadable, say): bad_input, and the loop goes on.
+result_document bad_input_result(const std::string& problem, const std::string& device, const fs::path& candidate,
+                                 const std::string& sha256, const std::string& why) {
+  result_document r;
+  r.created_at = utc_now();
+  r.problem.name = problem;
+  r.problem.device = device;
+  r.candidate.emplace();
+  r.candidate->path = candidate.string();
+  r.candidate->sha256 = sha256;
+  r.device = device;
+  r.verdict.status = verdict_status::bad_input;
+  r.verdict.reasons = {why};
+  return r;
 }
 
 // One process at a time per workdir: an exclusive flock on workdir/.lock for the run's lifetime
@@ -485,17 +495,10 @@ class driver {
         pl.update(label, phase, done, total, note);
       };
       try {
-        result = evaluate(eo);
+        result = evaluate(eo).to_json();
       } catch (const usage_error& e) {
         // Bad input about this one file (e.g. unreadable): a verdict for it, and the loop goes on.
-        result = json{{"schema", "kjudge.result/1"},
-                      {"created_at", utc_now()},
-                      {"problem", {{"name", m_problem.name}, {"device", device()}}},
-                      {"candidate", {{"path", eo.candidate.string()}, {"sha256", p.sha256}, {"info", nullptr}}},
-                      {"device", device()},
-                      {"verdict", {{"status", "bad_input"}, {"rule", nullptr}, {"reasons", {e.what()}}}},
-                      {"timing", nullptr},
-                      {"speedup", nullptr}};
+        result = bad_input_result(m_problem.name, device(), eo.candidate, p.sha256, e.what()).to_json();
       }
       pl.clear();
       result["loop"] =
@@ -524,7 +527,7 @@ class driver {
     if (p.meta.is_object() && p.meta.contains("autotune"))
       line += fmt::format(" [{}; rung {}]", p.meta["autotune"].value("config", ""),
                           p.meta["autotune"].value("rung", 0) + 1);
-    if (!status_is_correct(summary.value("status", "")) && !summary["reasons"].empty())
+    if (!is_ok_status(summary.value("status", "")) && !summary["reasons"].empty())
       line += " · " + summary["reasons"][0].get<std::string>().substr(0, 200);
     say(line);
   }
@@ -656,7 +659,8 @@ class driver {
     }
     if (p.state == "judged") {
       if (auto doc = read_json_if_valid(m_workdir / "results" / (p.id + ".json"));
-          doc && (*doc)["verdict"].value("status", "") != "bad_input") {
+          doc &&
+          parse_verdict_status(string_at(*doc, {"verdict", "status"}).value_or("")) != verdict_status::bad_input) {
         std::string source;
         try {
           source = read_file(m_workdir / p.file);

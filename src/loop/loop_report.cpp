@@ -9,6 +9,7 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "core/verdict_status.hpp"
 #include "loop/journal.hpp"
 #include "report/report.hpp"
 
@@ -87,10 +88,10 @@ json candidate_json(const proposal& p, const json& s) {
 std::vector<const proposal*> correct_judgements(const loop_state& st) {
   std::set<std::string> rejected;
   for (const auto& p : st.proposals)
-    if (p.state == "judged" && !status_is_correct(p.summary.value("status", ""))) rejected.insert(p.sha256);
+    if (p.state == "judged" && !is_ok_status(p.summary.value("status", ""))) rejected.insert(p.sha256);
   std::vector<const proposal*> out;
   for (const auto& p : st.proposals)
-    if (p.state == "judged" && status_is_correct(p.summary.value("status", "")) && !rejected.count(p.sha256) &&
+    if (p.state == "judged" && is_ok_status(p.summary.value("status", "")) && !rejected.count(p.sha256) &&
         p.summary.value("time_s", json()).is_number())
       out.push_back(&p);
   return out;
@@ -114,7 +115,7 @@ json trajectory_summary(const loop_state& st) {
   for (const auto& p : st.proposals) {
     if (p.state == "judged") {
       ++judged;
-      if (status_is_correct(p.summary.value("status", ""))) ++correct;
+      if (is_ok_status(p.summary.value("status", ""))) ++correct;
     } else if (p.state == "garbage")
       ++garbage;
     else if (p.state == "duplicate")
@@ -197,7 +198,7 @@ std::string render_loop_report(const loop_state& st, const fs::path& workdir, co
       const proposal* p = st.find(id);
       if (p->state != "judged") continue;
       ++judged;
-      if (!status_is_correct(p->summary.value("status", "")) || !p->summary["median"].is_number()) continue;
+      if (!is_ok_status(p->summary.value("status", "")) || !p->summary["median"].is_number()) continue;
       if (best_here == nullptr || p->summary["median"].get<double>() > best_here->summary["median"].get<double>())
         best_here = p;
     }
@@ -241,7 +242,7 @@ std::string render_loop_report(const loop_state& st, const fs::path& workdir, co
 
   std::string rej;
   for (const auto& p : st.proposals) {
-    if (p.state == "judged" && !status_is_correct(p.summary.value("status", ""))) {
+    if (p.state == "judged" && !is_ok_status(p.summary.value("status", ""))) {
       std::string why = p.summary["reasons"].empty() ? "" : p.summary["reasons"][0].get<std::string>();
       rej += fmt::format("  {:<10} {}{} family {} · {}\n", p.id, p.summary.value("status", ""),
                          p.summary["rule"].is_string() ? " (" + p.summary["rule"].get<std::string>() + ")" : "",
@@ -370,7 +371,7 @@ std::string render_trajectory_svg(const loop_state& st) {
   // Rejected judgements: crosses along the top edge, so a cheating or broken proposal is visible.
   int n_rej = 0;
   for (const auto& p : st.proposals) {
-    if (p.state != "judged" || status_is_correct(p.summary.value("status", ""))) continue;
+    if (p.state != "judged" || is_ok_status(p.summary.value("status", ""))) continue;
     ++n_rej;
     const double x = x_of(p.iteration), y = k_top + 6;
     s += fmt::format(

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "core/json_path.hpp"
 
 namespace kjudge::loop {
 
@@ -188,10 +189,7 @@ std::int64_t loop_store::ensure_evaluation(const nlohmann::json& result, const s
         "SELECT id FROM evaluations WHERE candidate_sha256 IS ?1 AND "
         "json_extract(result_json, '$.loop.run') = ?2 AND json_extract(result_json, '$.loop.proposal') = ?3 "
         "ORDER BY id LIMIT 1");
-    q.text(1, result.contains("candidate") && result["candidate"].contains("sha256") &&
-                      result["candidate"]["sha256"].is_string()
-                  ? std::optional<std::string>(result["candidate"]["sha256"].get<std::string>())
-                  : std::nullopt);
+    q.text(1, string_at(result, {"candidate", "sha256"}));
     q.text(2, run_id);
     q.text(3, proposal_id);
     if (q.step()) return q.column_int(0);

@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "core/hash.hpp"
 #include "core/subprocess.hpp"
+#include "core/verdict_status.hpp"
 #include "loop/halving.hpp"
 #include "loop/journal.hpp"
 #include "stats/stats.hpp"
@@ -309,7 +310,7 @@ class autotune_proposer final : public proposer {
       // bench cases of the median, seconds), not by the speedup: the strongest baseline's time
       // varies from one judgement to the next (an OpenMP baseline on a shared machine) and its
       // noise would enter every ratio; the configurations all compute the same thing.
-      if (s != nullptr && status_is_correct(s->value("status", ""))) {
+      if (s != nullptr && is_ok_status(s->value("status", ""))) {
         const json t = s->value("time_s", json());
         const json m = s->value("median", json());
         if (t.is_number() && t.get<double>() > 0) {

@@ -5,23 +5,14 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "core/json_path.hpp"
+#include "core/verdict_status.hpp"
 
 namespace kjudge::loop {
 
 using json = nlohmann::json;
 
 namespace {
-
-const json* at_path(const json& j, std::initializer_list<const char*> keys) {
-  const json* cur = &j;
-  for (const char* k : keys) {
-    if (!cur->is_object()) return nullptr;
-    auto it = cur->find(k);
-    if (it == cur->end() || it->is_null()) return nullptr;
-    cur = &*it;
-  }
-  return cur;
-}
 
 json or_null(const json* p) {
   return p != nullptr ? *p : json();
@@ -45,26 +36,22 @@ judge_profile judge_profile::from_json(const json& j) {
   return p;
 }
 
-bool status_is_correct(const std::string& status) {
-  return status == "ok_faster" || status == "ok_not_faster";
-}
-
 json summarize_result(const json& r) {
   json s = json::object();
-  s["status"] = r.contains("verdict") ? r["verdict"].value("status", "") : "";
-  s["rule"] = or_null(at_path(r, {"verdict", "rule"}));
+  s["status"] = string_at(r, {"verdict", "status"}).value_or("");
+  s["rule"] = or_null(json_at(r, {"verdict", "rule"}));
   json reasons = json::array();
-  if (const json* rs = at_path(r, {"verdict", "reasons"}); rs != nullptr && rs->is_array())
+  if (const json* rs = json_at(r, {"verdict", "reasons"}); rs != nullptr && rs->is_array())
     for (std::size_t i = 0; i < rs->size() && i < 3; ++i) reasons.push_back((*rs)[i]);
   s["reasons"] = reasons;
-  const json* info = at_path(r, {"candidate", "info"});
+  const json* info = json_at(r, {"candidate", "info"});
   const std::string info_s = info != nullptr && info->is_string() ? info->get<std::string>() : "";
   s["info"] = info_s;
   const info_fields f = parse_info(info_s);
   s["family"] = f.family;
   s["notes"] = f.notes;
-  s["median"] = or_null(at_path(r, {"speedup", "median"}));
-  const json* ci = at_path(r, {"speedup", "ci95"});
+  s["median"] = or_null(json_at(r, {"speedup", "median"}));
+  const json* ci = json_at(r, {"speedup", "ci95"});
   if (ci != nullptr && ci->is_array() && ci->size() == 2) {
     s["lo"] = (*ci)[0];
     s["hi"] = (*ci)[1];
@@ -72,19 +59,19 @@ json summarize_result(const json& r) {
     s["lo"] = nullptr;
     s["hi"] = nullptr;
   }
-  s["baseline"] = or_null(at_path(r, {"speedup", "baseline"}));
+  s["baseline"] = or_null(json_at(r, {"speedup", "baseline"}));
   json cases = json::array();
   double log_time = 0.0, log_frac = 0.0;
   int n_time = 0, n_frac = 0;
-  if (const json* tc = at_path(r, {"timing", "cases"}); tc != nullptr && tc->is_array()) {
+  if (const json* tc = json_at(r, {"timing", "cases"}); tc != nullptr && tc->is_array()) {
     for (const auto& c : *tc) {
       json e{{"id", c.value("id", "")}, {"shape", c.value("shape", "")}};
-      e["median_s"] = or_null(at_path(c, {"candidate", "median_s"}));
-      e["strongest"] = or_null(at_path(c, {"strongest"}));
-      e["speedup"] = or_null(at_path(c, {"speedup"}));
-      e["gbps"] = or_null(at_path(c, {"achieved", "gbps"}));
-      e["gflops"] = or_null(at_path(c, {"achieved", "gflops"}));
-      e["fraction_of_ceiling"] = or_null(at_path(c, {"achieved", "fraction_of_ceiling"}));
+      e["median_s"] = or_null(json_at(c, {"candidate", "median_s"}));
+      e["strongest"] = or_null(json_at(c, {"strongest"}));
+      e["speedup"] = or_null(json_at(c, {"speedup"}));
+      e["gbps"] = or_null(json_at(c, {"achieved", "gbps"}));
+      e["gflops"] = or_null(json_at(c, {"achieved", "gflops"}));
+      e["fraction_of_ceiling"] = or_null(json_at(c, {"achieved", "fraction_of_ceiling"}));
       if (e["median_s"].is_number() && e["median_s"].get<double>() > 0) {
         log_time += std::log(e["median_s"].get<double>());
         ++n_time;
@@ -100,19 +87,19 @@ json summarize_result(const json& r) {
   s["time_s"] = n_time > 0 ? json(std::exp(log_time / n_time)) : json();
   // Null on cpu: there is no measured ceiling there (DESIGN.md §4).
   s["fraction_of_speed_of_light"] = n_frac > 0 ? json(std::exp(log_frac / n_frac)) : json();
-  s["peak_memory_bytes"] = or_null(at_path(r, {"memory", "candidate_peak_bytes"}));
-  s["baseline_peak_memory_bytes"] = or_null(at_path(r, {"memory", "baseline_peak_bytes"}));
-  s["ptxas"] = or_null(at_path(r, {"build", "resources"}));
-  json failing = or_null(at_path(r, {"verdict", "evidence", "case"}));
+  s["peak_memory_bytes"] = or_null(json_at(r, {"memory", "candidate_peak_bytes"}));
+  s["baseline_peak_memory_bytes"] = or_null(json_at(r, {"memory", "baseline_peak_bytes"}));
+  s["ptxas"] = or_null(json_at(r, {"build", "resources"}));
+  json failing = or_null(json_at(r, {"verdict", "evidence", "case"}));
   if (failing.is_null())
-    if (const json* cs = at_path(r, {"cases"}); cs != nullptr && cs->is_array())
+    if (const json* cs = json_at(r, {"cases"}); cs != nullptr && cs->is_array())
       for (const auto& c : *cs)
         if (c.value("status", "pass") != "pass" && c.value("status", "pass") != "skipped") {
           failing = c;
           break;
         }
   s["failing_case"] = failing;
-  s["time_to_verdict_s"] = or_null(at_path(r, {"time_to_verdict_s"}));
+  s["time_to_verdict_s"] = or_null(json_at(r, {"time_to_verdict_s"}));
   return s;
 }
 
@@ -228,7 +215,7 @@ void loop_state::apply(const json& ev) {
     p->summary = ev.value("summary", json::object());
     judged_key[p->sha256 + "|" + p->profile.key()] = p->id;
     const std::string st = p->summary.value("status", "");
-    if (!status_is_correct(st)) {
+    if (!is_ok_status(st)) {
       latest_rejected_id = p->id;
       latest_rejected_family = p->summary.value("family", "unknown");
     }
@@ -272,7 +259,7 @@ std::vector<scored_candidate> loop_state::pool() const {
   for (const auto& p : proposals) {
     if (p.state != "judged") continue;
     const std::string st = p.summary.value("status", "");
-    if (!status_is_correct(st)) {
+    if (!is_ok_status(st)) {
       rejected.insert(p.sha256);
       continue;
     }

@@ -59,8 +59,6 @@ struct iteration_record {
 // failing case of a rejected candidate.
 nlohmann::json summarize_result(const nlohmann::json& result);
 
-bool status_is_correct(const std::string& status);
-
 nlohmann::json family_to_json(const family_record& f);
 family_record family_from_json(const nlohmann::json& j);
 nlohmann::json member_to_json(const beam_member& m);

@@ -46,15 +46,11 @@ std::vector<std::string> str_list(const toml::table& t, const char* key, const s
   return out;
 }
 
-bool is_ok_status(const std::string& s) {
-  return s == "ok_faster" || s == "ok_not_faster";
-}
-
-double candidate_min_median(const json& result) {
+double candidate_min_median(const result_document& result) {
   double m = -1;
-  if (!result.contains("timing") || !result["timing"].is_object()) return m;
-  for (const auto& c : result["timing"].value("cases", json::array())) {
-    const double v = c.value("candidate", json::object()).value("median_s", -1.0);
+  if (!result.timing) return m;
+  for (const auto& c : result.timing->cases) {
+    const double v = c.candidate ? c.candidate->median_s.value_or(-1.0) : -1.0;
     if (v >= 0 && (m < 0 || v < m)) m = v;
   }
   return m;
@@ -128,17 +124,15 @@ std::vector<corpus_entry> load_corpus_manifest(const std::filesystem::path& mani
   return out;
 }
 
-bool outcome_matches(const corpus_entry& e, const json& result, std::string* why) {
+bool outcome_matches(const corpus_entry& e, const result_document& result, std::string* why) {
   auto fail = [&](const std::string& w) {
     if (why) *why = w;
     return false;
   };
-  if (!result.is_object() || !result.contains("verdict")) return fail("no result document");
-  const auto& v = result["verdict"];
-  const std::string status = v.value("status", "");
-  const std::string rule = v.contains("rule") && v["rule"].is_string() ? v["rule"].get<std::string>() : "";
+  const std::string status(verdict_status_name(result.verdict.status));
+  const std::string rule = result.verdict.rule.value_or("");
   if (e.kind == "honest") {
-    if (!is_ok_status(status))
+    if (!result.verdict.ok())
       return fail("an honest candidate was rejected: " + status + (rule.empty() ? "" : " (" + rule + ")"));
     return true;
   }
@@ -271,7 +265,7 @@ redteam_report run_redteam(const redteam_options& o, const std::function<void(co
           if (e.args[k] == "--seed") eo.secret_seed = std::stoull(e.args[k + 1], nullptr, 16);
           if (e.args[k] == "--sanitize") eo.sanitize = e.args[k + 1];
         }
-        doc = evaluate(eo);
+        doc = evaluate(eo).to_json();
       } catch (const std::exception& ex) {
         doc = json{{"error", ex.what()}};
         code = 3;
@@ -302,15 +296,18 @@ redteam_report run_redteam(const redteam_options& o, const std::function<void(co
       row.status = "no verdict";
       row.reason = "the controller died of signal " + std::to_string(WTERMSIG(wstatus));
     } else if (doc.is_object() && doc.contains("verdict")) {
-      row.status = doc["verdict"].value("status", "");
-      row.rule = doc["verdict"].contains("rule") && doc["verdict"]["rule"].is_string()
-                     ? doc["verdict"]["rule"].get<std::string>()
-                     : "";
-      const auto& reasons = doc["verdict"].value("reasons", json::array());
-      row.reason = reasons.empty() ? "" : reasons[0].get<std::string>();
-      std::string why;
-      row.success = outcome_matches(e, doc, &why);
-      if (!row.success) row.reason = why + (row.reason.empty() ? "" : " — " + row.reason);
+      try {
+        const result_document result = result_document::from_json(doc);
+        row.status = verdict_status_name(result.verdict.status);
+        row.rule = result.verdict.rule.value_or("");
+        row.reason = result.verdict.reasons.empty() ? "" : result.verdict.reasons[0];
+        std::string why;
+        row.success = outcome_matches(e, result, &why);
+        if (!row.success) row.reason = why + (row.reason.empty() ? "" : " — " + row.reason);
+      } catch (const result_format_error& bad) {
+        row.status = "no verdict";
+        row.reason = bad.what();
+      }
     } else {
       row.status = "no verdict";
       row.reason = doc.is_object() ? doc.value("error", "no result document") : "no result document";

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "judge/result.hpp"
+
 namespace kjudge {
 
 // One outcome a manifest accepts: a verdict status and, for failing verdicts, the rule.
@@ -41,7 +43,7 @@ struct corpus_entry {
 std::vector<corpus_entry> load_corpus_manifest(const std::filesystem::path& manifest, const std::string& kind);
 
 // Whether a result document meets the entry's expectation; `why` says what did not match.
-bool outcome_matches(const corpus_entry& e, const nlohmann::json& result, std::string* why = nullptr);
+bool outcome_matches(const corpus_entry& e, const result_document& result, std::string* why = nullptr);
 
 struct redteam_options {
   std::string device = "cpu";

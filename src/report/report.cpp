@@ -13,6 +13,8 @@
 #include <system_error>
 
 #include "core/error.hpp"
+#include "core/json_path.hpp"
+#include "core/verdict_status.hpp"
 
 namespace kjudge {
 namespace detail {
@@ -22,55 +24,21 @@ using json = nlohmann::json;
 
 // ---- lenient access: every field of a result document may be null or absent ----
 
-const json* field(const json& j, std::string_view key) {
-  if (!j.is_object()) return nullptr;
-  auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return nullptr;
-  return &*it;
-}
-
-const json* field(const json& j, std::initializer_list<std::string_view> keys) {
-  const json* cur = &j;
-  for (auto k : keys) {
-    cur = field(*cur, k);
-    if (cur == nullptr) return nullptr;
-  }
-  return cur;
-}
-
-std::optional<std::string> str(const json& j, std::initializer_list<std::string_view> keys) {
-  const json* v = field(j, keys);
-  if (v == nullptr || !v->is_string()) return std::nullopt;
-  return v->get<std::string>();
-}
-
 std::string str_or(const json& j, std::initializer_list<std::string_view> keys, std::string fallback) {
-  auto s = str(j, keys);
+  auto s = string_at(j, keys);
   return s ? *s : std::move(fallback);
-}
-
-std::optional<double> num(const json& j, std::initializer_list<std::string_view> keys) {
-  const json* v = field(j, keys);
-  if (v == nullptr || !v->is_number()) return std::nullopt;
-  return v->get<double>();
-}
-
-const json& arr(const json& j, std::initializer_list<std::string_view> keys) {
-  static const json empty = json::array();
-  const json* v = field(j, keys);
-  return v != nullptr && v->is_array() ? *v : empty;
 }
 
 // [lo, hi] of a "ci95" array, if well formed.
 std::optional<std::pair<double, double>> ci95(const json& j) {
-  const json* ci = field(j, "ci95");
+  const json* ci = json_at(j, {"ci95"});
   if (ci == nullptr || !ci->is_array() || ci->size() != 2 || !(*ci)[0].is_number() || !(*ci)[1].is_number())
     return std::nullopt;
   return std::pair{(*ci)[0].get<double>(), (*ci)[1].get<double>()};
 }
 
 bool is_true(const json& j, std::string_view key) {
-  const json* v = field(j, key);
+  const json* v = json_at(j, {key});
   return v != nullptr && v->is_boolean() && v->get<bool>();
 }
 
@@ -117,15 +85,15 @@ std::string percent(double fraction) {
 
 // "±1.2%": half the interquartile range relative to the median.
 std::optional<std::string> spread_text(const json& s) {
-  auto med = num(s, {"median_s"});
-  auto q25 = num(s, {"q25_s"});
-  auto q75 = num(s, {"q75_s"});
+  auto med = number_at(s, {"median_s"});
+  auto q25 = number_at(s, {"q25_s"});
+  auto q75 = number_at(s, {"q75_s"});
   if (!med || !q25 || !q75 || *med <= 0.0) return std::nullopt;
   return fmt::format("±{:.1f}%", (*q75 - *q25) / 2.0 / *med * 100.0);
 }
 
 std::string speedup_with_ci(const json& s) {
-  auto med = num(s, {"median"});
+  auto med = number_at(s, {"median"});
   if (!med) return "–";
   std::string out = format_speedup(*med);
   if (auto ci = ci95(s)) out += fmt::format(" [{}, {}]", fixed_sig(ci->first), fixed_sig(ci->second));
@@ -143,7 +111,7 @@ std::string index_text(const json& idx) {
 }
 
 std::string candidate_file_name(const json& r) {
-  auto p = str(r, {"candidate", "path"});
+  auto p = string_at(r, {"candidate", "path"});
   if (!p) return "–";
   auto name = std::filesystem::path(*p).filename().string();
   return name.empty() ? *p : name;
@@ -210,9 +178,10 @@ std::string text_table(const std::vector<std::string>& header, const std::vector
 constexpr std::string_view k_reset = "\x1b[0m";
 
 std::string_view verdict_colour(std::string_view status) {
-  if (status == "ok_faster") return "\x1b[1;32m";      // bold green
-  if (status == "ok_not_faster") return "\x1b[1;33m";  // bold yellow: correct, no win
-  return "\x1b[1;31m";                                 // bold red: rejected
+  const auto s = parse_verdict_status(status);
+  if (s == verdict_status::ok_faster) return "\x1b[1;32m";      // bold green
+  if (s == verdict_status::ok_not_faster) return "\x1b[1;33m";  // bold yellow: correct, no win
+  return "\x1b[1;31m";                                          // bold red: rejected
 }
 
 std::string coloured_verdict(std::string_view status, bool color) {
@@ -277,8 +246,8 @@ case_counts count_cases(const json& r) {
   // at the first failure and records that case in the verdict's evidence). The stale-output
   // probe reruns a case: it is counted apart, not as a case.
   std::vector<const json*> cases;
-  for (const auto& c : arr(r, {"cases"})) cases.push_back(&c);
-  if (const json* ev = field(r, {"verdict", "evidence", "case"}); ev != nullptr && ev->is_object()) {
+  for (const auto& c : array_at(r, {"cases"})) cases.push_back(&c);
+  if (const json* ev = json_at(r, {"verdict", "evidence", "case"}); ev != nullptr && ev->is_object()) {
     bool listed = false;
     for (const json* c : cases)
       listed = listed || (str_or(*c, {"id"}, "") == str_or(*ev, {"id"}, "?") && str_or(*c, {"status"}, "") != "pass");
@@ -293,7 +262,7 @@ case_counts count_cases(const json& r) {
     }
     ++n.total;
     // A case from the evidence has no status of its own: it is the one that failed.
-    auto st = str_or(c, {"status"}, cp == cases.back() && field(c, {"status"}) == nullptr ? "fail" : "");
+    auto st = str_or(c, {"status"}, cp == cases.back() && json_at(c, {"status"}) == nullptr ? "fail" : "");
     if (st == "pass")
       ++n.pass;
     else if (st == "fail")
@@ -326,9 +295,9 @@ std::string cases_sentence(const json& r) {
 }
 
 std::optional<std::string> rechecks_sentence(const json& r) {
-  auto count = num(r, {"timing", "rechecks", "count"});
+  auto count = number_at(r, {"timing", "rechecks", "count"});
   if (!count) return std::nullopt;
-  auto failed = num(r, {"timing", "rechecks", "failed"}).value_or(0.0);
+  auto failed = number_at(r, {"timing", "rechecks", "failed"}).value_or(0.0);
   return fmt::format("{} timed-call rechecks, {} failed", static_cast<long long>(*count),
                      static_cast<long long>(failed));
 }
@@ -338,81 +307,82 @@ std::optional<std::string> rechecks_sentence(const json& r) {
 // (the judge stops at the first failure, so that case may not be in `cases`).
 const json* first_failing_case(const json& r) {
   const json* error_case = nullptr;
-  for (const auto& c : arr(r, {"cases"})) {
+  for (const auto& c : array_at(r, {"cases"})) {
     auto st = str_or(c, {"status"}, "");
     if (st == "fail") return &c;
     if (st == "error" && error_case == nullptr) error_case = &c;
   }
   if (error_case != nullptr) return error_case;
-  if (const json* c = field(r, {"verdict", "evidence", "case"}); c != nullptr && c->is_object()) return c;
+  if (const json* c = json_at(r, {"verdict", "evidence", "case"}); c != nullptr && c->is_object()) return c;
   return nullptr;
 }
 
 // Error figures of a case, or nullopt when the case carries none (e.g. the call itself failed).
 std::optional<std::string> case_errors_text(const json& c) {
   // check = "qr" (src/oracle/qr_check.hpp): per-matrix backward errors instead of elementwise ones.
-  if (const json* q = field(c, "qr"); q != nullptr && q->is_object()) {
+  if (const json* q = json_at(c, {"qr"}); q != nullptr && q->is_object()) {
     std::string out =
         fmt::format("QR backward error ||A - QR||_F/||A||_F {}, orthogonality ||Q^T Q - I||_F {} (allowed {} each)",
-                    err_text(num(*q, {"backward_error"})), err_text(num(*q, {"orthogonality_error"})),
-                    err_text(num(*q, {"bound"})));
-    if (auto bad = num(c, {"n_bad"}); bad && *bad > 0)
+                    err_text(number_at(*q, {"backward_error"})), err_text(number_at(*q, {"orthogonality_error"})),
+                    err_text(number_at(*q, {"bound"})));
+    if (auto bad = number_at(c, {"n_bad"}); bad && *bad > 0)
       out += fmt::format(", {} of {} matrices outside it", static_cast<long long>(*bad),
-                         static_cast<long long>(num(*q, {"matrices"}).value_or(0)));
-    if (auto unwritten = num(c, {"n_unwritten"}); unwritten && *unwritten > 0)
+                         static_cast<long long>(number_at(*q, {"matrices"}).value_or(0)));
+    if (auto unwritten = number_at(c, {"n_unwritten"}); unwritten && *unwritten > 0)
       out += fmt::format(", {} elements never written", static_cast<long long>(*unwritten));
     return out;
   }
-  if (!num(c, {"max_abs_err"}) && !num(c, {"max_rel_err"}) && !num(c, {"norm_rel_err"}) && !num(c, {"n_bad"}) &&
-      !num(c, {"n_unwritten"}))
+  if (!number_at(c, {"max_abs_err"}) && !number_at(c, {"max_rel_err"}) && !number_at(c, {"norm_rel_err"}) &&
+      !number_at(c, {"n_bad"}) && !number_at(c, {"n_unwritten"}))
     return std::nullopt;
-  std::string out = fmt::format("max abs err {}, max rel err {}, norm rel err {}", err_text(num(c, {"max_abs_err"})),
-                                err_text(num(c, {"max_rel_err"})), err_text(num(c, {"norm_rel_err"})));
-  auto bad = num(c, {"n_bad"});
-  auto unwritten = num(c, {"n_unwritten"});
+  std::string out =
+      fmt::format("max abs err {}, max rel err {}, norm rel err {}", err_text(number_at(c, {"max_abs_err"})),
+                  err_text(number_at(c, {"max_rel_err"})), err_text(number_at(c, {"norm_rel_err"})));
+  auto bad = number_at(c, {"n_bad"});
+  auto unwritten = number_at(c, {"n_unwritten"});
   if (bad) out += fmt::format(", {} elements outside tolerance", static_cast<long long>(*bad));
   if (unwritten && *unwritten > 0) out += fmt::format(", {} never written", static_cast<long long>(*unwritten));
   return out;
 }
 
 std::optional<std::string> worst_text(const json& c) {
-  const json* w = field(c, "worst");
+  const json* w = json_at(c, {"worst"});
   if (w == nullptr || !w->is_object()) return std::nullopt;
-  if (const json* q = field(c, "qr"); q != nullptr && q->is_object()) {
+  if (const json* q = json_at(c, {"qr"}); q != nullptr && q->is_object()) {
     std::string out = "worst matrix";
-    if (const json* idx = field(*w, "index")) out += " " + index_text(*idx);
-    return out + fmt::format(": max(backward, orthogonality) error {}, allowed {}", err_text(num(*w, {"out"})),
-                             err_text(num(*w, {"allowed"})));
+    if (const json* idx = json_at(*w, {"index"})) out += " " + index_text(*idx);
+    return out + fmt::format(": max(backward, orthogonality) error {}, allowed {}", err_text(number_at(*w, {"out"})),
+                             err_text(number_at(*w, {"allowed"})));
   }
   std::string out = "worst element";
-  if (const json* idx = field(*w, "index")) out += " " + index_text(*idx);
-  auto o = num(*w, {"out"});
-  auto ref = num(*w, {"ref"});
+  if (const json* idx = json_at(*w, {"index"})) out += " " + index_text(*idx);
+  auto o = number_at(*w, {"out"});
+  auto ref = number_at(*w, {"ref"});
   out += ":";
   // Non-finite outputs (NaN, the poison pattern) are stored as null or strings.
-  if (const json* ov = field(*w, "out"); ov != nullptr && !ov->is_number())
+  if (const json* ov = json_at(*w, {"out"}); ov != nullptr && !ov->is_number())
     out += " out " + scalar_text(*ov);
   else if (o)
     out += " out " + value_text(*o);
   else
     out += " out NaN";
   if (ref) out += ", ref " + value_text(*ref);
-  if (auto rs = num(*w, {"ref_same"})) out += ", same-dtype ref " + value_text(*rs);
+  if (auto rs = number_at(*w, {"ref_same"})) out += ", same-dtype ref " + value_text(*rs);
   if (o && ref) out += ", |out - ref| " + err_text(std::fabs(*o - *ref));
-  if (auto al = num(*w, {"allowed"})) out += ", allowed " + err_text(*al);
+  if (auto al = number_at(*w, {"allowed"})) out += ", allowed " + err_text(*al);
   return out;
 }
 
 // The envelope at the worst element of a failing case (judge/detail/reference.cpp, envelope_evidence): the
 // reference's runs there, so that a reader sees why the allowance is what it is.
 std::optional<std::string> envelope_text(const json& c) {
-  const json* w = field(c, "worst");
+  const json* w = json_at(c, {"worst"});
   if (w == nullptr || !w->is_object()) return std::nullopt;
-  const json* e = field(*w, "envelope");
+  const json* e = json_at(*w, {"envelope"});
   if (e == nullptr || !e->is_object()) return std::nullopt;
   std::string out = "envelope there:";
-  if (auto same = num(*e, {"same_run"})) out += " same-dtype run " + value_text(*same) + ";";
-  if (const json* runs = field(*e, "runs"); runs != nullptr && runs->is_array() && !runs->empty()) {
+  if (auto same = number_at(*e, {"same_run"})) out += " same-dtype run " + value_text(*same) + ";";
+  if (const json* runs = json_at(*e, {"runs"}); runs != nullptr && runs->is_array() && !runs->empty()) {
     out += fmt::format(" {} {} run(s)", runs->size(), e->value("tf32", false) ? "TF32 envelope" : "envelope");
     std::string values;
     for (const auto& v : *runs)
@@ -421,17 +391,17 @@ std::optional<std::string> envelope_text(const json& c) {
   } else if (!e->value("full", false)) {
     out += " the exact run only;";
   }
-  if (auto row = num(*e, {"row_envelope"})) out += " row envelope " + err_text(*row);
-  if (auto n = num(*e, {"row_length"})) out += fmt::format(" over {} element(s)", static_cast<long long>(*n));
+  if (auto row = number_at(*e, {"row_envelope"})) out += " row envelope " + err_text(*row);
+  if (auto n = number_at(*e, {"row_length"})) out += fmt::format(" over {} element(s)", static_cast<long long>(*n));
   if (e->value("kinked", false)) {
-    if (auto f = num(*e, {"kink_floor"})) out += ", kinked (floor " + err_text(*f) + ")";
+    if (auto f = number_at(*e, {"kink_floor"})) out += ", kinked (floor " + err_text(*f) + ")";
   }
   return out;
 }
 
 std::string case_label(const json& c) {
   std::string out = str_or(c, {"id"}, "?");
-  if (auto s = str(c, {"shape"})) out += " " + *s;
+  if (auto s = string_at(c, {"shape"})) out += " " + *s;
   return out;
 }
 
@@ -510,8 +480,8 @@ std::vector<std::string> kernel_census_lines(const nlohmann::json& census) {
 std::string process_spread_note(const nlohmann::json& r) {
   using namespace detail;
   // Whether the sets differ beyond what the rounds' noise explains (the headline's ratios).
-  const auto b = num(r, {"timing", "process_spread", "sd_log_between_sets"});
-  const auto x = num(r, {"timing", "process_spread", "sd_log_expected_from_rounds"});
+  const auto b = number_at(r, {"timing", "process_spread", "sd_log_between_sets"});
+  const auto x = number_at(r, {"timing", "process_spread", "sd_log_expected_from_rounds"});
   if (!b || !x) return "";
   return fmt::format("spread between sets {:.2f}%, rounds alone would give {:.2f}%", 100 * *b, 100 * *x);
 }
@@ -520,10 +490,6 @@ std::string format_speedup(double ratio) {
   if (!std::isfinite(ratio)) return "n/a";
   if (ratio <= 0.0) return detail::fixed_sig(ratio) + "x";
   return detail::fixed_sig(detail::round_sig(ratio, 3).first) + "x";
-}
-
-bool verdict_is_ok(std::string_view status) {
-  return status == "ok_faster" || status == "ok_not_faster";
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -535,36 +501,36 @@ std::string render_console(const nlohmann::json& r, bool color) {
   std::string out;
   const std::string status = str_or(r, {"verdict", "status"}, "unknown");
   std::string title = str_or(r, {"problem", "name"}, "?");
-  if (auto d = str(r, {"problem", "dtype"})) title += " " + *d;
+  if (auto d = string_at(r, {"problem", "dtype"})) title += " " + *d;
   title += " " + str_or(r, {"device"}, str_or(r, {"problem", "device"}, "?"));
   title += "  " + str_or(r, {"candidate", "path"}, "?");
   out += (color ? "\x1b[1m" + title + std::string(k_reset) : title) + "\n";
 
   out += "  verdict: " + coloured_verdict(status, color);
-  if (auto rule = str(r, {"verdict", "rule"})) out += " (rule " + *rule + ")";
-  if (const json* t = field(r, {"verdict", "timed"}); t != nullptr && t->is_boolean() && !t->get<bool>())
+  if (auto rule = string_at(r, {"verdict", "rule"})) out += " (rule " + *rule + ")";
+  if (const json* t = json_at(r, {"verdict", "timed"}); t != nullptr && t->is_boolean() && !t->get<bool>())
     out += " (correct; not timed)";
   out += "\n";
-  if (!verdict_is_ok(status))
-    for (const auto& reason : arr(r, {"verdict", "reasons"})) out += "    - " + scalar_text(reason) + "\n";
+  if (!is_ok_status(status))
+    for (const auto& reason : array_at(r, {"verdict", "reasons"})) out += "    - " + scalar_text(reason) + "\n";
 
   const std::string mode = str_or(r, {"timing", "mode"}, str_or(r, {"mode"}, "?"));
-  if (const json* s = field(r, "speedup"); s != nullptr && num(*s, {"median"})) {
+  if (const json* s = json_at(r, {"speedup"}); s != nullptr && number_at(*s, {"median"})) {
     out += "  speedup vs " + str_or(*s, {"baseline"}, "?") + ": " + speedup_with_ci(*s) + " (";
     if (ci95(*s))
       out += "95% CI, ";
     else
       out += "an estimate, no CI: too few rounds, ";
     out += mode;
-    if (auto rounds = num(r, {"timing", "rounds"}))
+    if (auto rounds = number_at(r, {"timing", "rounds"}))
       out += fmt::format(", {} round{}", static_cast<long long>(*rounds), *rounds == 1 ? "" : "s");
-    const auto& tcases = arr(r, {"timing", "cases"});
+    const auto& tcases = array_at(r, {"timing", "cases"});
     if (is_true(*s, "geomean_over_cases")) out += fmt::format(", geomean of {} cases", tcases.size());
-    if (auto e = num(r, {"timing", "worker_epochs"}); e && *e > 1) {
+    if (auto e = number_at(r, {"timing", "worker_epochs"}); e && *e > 1) {
       // --worker-epochs: each set of workers' own figure, so that a spread between processes shows.
       std::string per;
-      for (const auto& ep : arr(r, {"timing", "epochs"}))
-        if (auto m = num(ep, {"speedup_median"})) per += (per.empty() ? "" : ", ") + fmt::format("{:.3f}x", *m);
+      for (const auto& ep : array_at(r, {"timing", "epochs"}))
+        if (auto m = number_at(ep, {"speedup_median"})) per += (per.empty() ? "" : ", ") + fmt::format("{:.3f}x", *m);
       out += fmt::format(", {} sets of workers: {}", static_cast<long long>(*e), per);
       if (const std::string note = process_spread_note(r); !note.empty()) out += "; " + note;
     }
@@ -577,55 +543,55 @@ std::string render_console(const nlohmann::json& r, bool color) {
 
   if (const json* c = first_failing_case(r)) {
     std::string line = "  failing case " + case_label(*c);
-    if (auto d = str(*c, {"distribution"})) line += " " + *d;
-    if (auto seed = str(*c, {"seed"})) line += " seed " + *seed;
+    if (auto d = string_at(*c, {"distribution"})) line += " " + *d;
+    if (auto seed = string_at(*c, {"seed"})) line += " seed " + *seed;
     out += line + "\n";
-    if (auto msg = str(*c, {"message"})) out += "    " + *msg + "\n";
+    if (auto msg = string_at(*c, {"message"})) out += "    " + *msg + "\n";
     if (auto e = case_errors_text(*c)) out += "    " + *e + "\n";
     if (auto w = worst_text(*c)) out += "    " + *w + "\n";
     if (auto e = envelope_text(*c)) out += "    " + *e + "\n";
   }
 
   // The mode heads the per-case figures: a time means nothing without it (DESIGN.md §4).
-  if (const auto& tcases = arr(r, {"timing", "cases"}); !tcases.empty())
-    out +=
-        "  timing per case, " + mode + " (candidate median vs the case's strongest baseline; speedup" +
-        (field(r, "speedup") == nullptr || ci95(*field(r, "speedup")) ? " with 95% CI" : ", an estimate without a CI") +
-        "):\n";
-  for (const auto& t : arr(r, {"timing", "cases"})) {
+  if (const auto& tcases = array_at(r, {"timing", "cases"}); !tcases.empty())
+    out += "  timing per case, " + mode + " (candidate median vs the case's strongest baseline; speedup" +
+           (json_at(r, {"speedup"}) == nullptr || ci95(*json_at(r, {"speedup"})) ? " with 95% CI"
+                                                                                 : ", an estimate without a CI") +
+           "):\n";
+  for (const auto& t : array_at(r, {"timing", "cases"})) {
     std::string line = "    " + case_label(t) + ":";
-    const json* cand = field(t, "candidate");
-    if (cand != nullptr && num(*cand, {"median_s"})) {
-      line += " " + format_seconds(*num(*cand, {"median_s"}));
+    const json* cand = json_at(t, {"candidate"});
+    if (cand != nullptr && number_at(*cand, {"median_s"})) {
+      line += " " + format_seconds(*number_at(*cand, {"median_s"}));
       std::vector<std::string> details;
       if (auto sp = spread_text(*cand)) details.push_back("IQR " + *sp);
-      if (auto n = num(*cand, {"n"})) details.push_back(fmt::format("n={}", static_cast<long long>(*n)));
+      if (auto n = number_at(*cand, {"n"})) details.push_back(fmt::format("n={}", static_cast<long long>(*n)));
       if (!details.empty()) line += fmt::format(" ({})", fmt::join(details, ", "));
     }
-    auto strongest = str(t, {"strongest"});
-    for (const auto& b : arr(t, {"baselines"})) {
+    auto strongest = string_at(t, {"strongest"});
+    for (const auto& b : array_at(t, {"baselines"})) {
       if (strongest && str_or(b, {"name"}, "") != *strongest) continue;
-      if (auto med = num(b, {"median_s"})) line += " vs " + str_or(b, {"name"}, "?") + " " + format_seconds(*med);
+      if (auto med = number_at(b, {"median_s"})) line += " vs " + str_or(b, {"name"}, "?") + " " + format_seconds(*med);
       break;
     }
-    if (const json* s = field(t, "speedup")) line += ": " + speedup_with_ci(*s);
-    if (auto g = num(t, {"achieved", "gbps"})) {
+    if (const json* s = json_at(t, {"speedup"})) line += ": " + speedup_with_ci(*s);
+    if (auto g = number_at(t, {"achieved", "gbps"})) {
       line += "; " + fixed_sig(*g) + " GB/s";
-      if (auto f = num(t, {"achieved", "fraction_of_ceiling"})) line += " (" + percent(*f) + " of ceiling)";
+      if (auto f = number_at(t, {"achieved", "fraction_of_ceiling"})) line += " (" + percent(*f) + " of ceiling)";
     }
     out += line + "\n";
   }
 
-  auto cand_mem = num(r, {"memory", "candidate_peak_bytes"});
-  auto base_mem = num(r, {"memory", "baseline_peak_bytes"});
+  auto cand_mem = number_at(r, {"memory", "candidate_peak_bytes"});
+  auto base_mem = number_at(r, {"memory", "baseline_peak_bytes"});
   if (cand_mem) {
     out += "  memory: peak " + format_bytes(*cand_mem);
     if (base_mem) out += " vs " + format_bytes(*base_mem) + " baseline";
     out += "\n";
   }
-  if (const json* census = field(r, {"timing", "kernel_census"}))
+  if (const json* census = json_at(r, {"timing", "kernel_census"}))
     for (const auto& l : kernel_census_lines(*census)) out += "  " + l + "\n";
-  if (auto t = num(r, {"time_to_verdict_s"})) out += "  time to verdict: " + format_seconds(*t) + "\n";
+  if (auto t = number_at(r, {"time_to_verdict_s"})) out += "  time to verdict: " + format_seconds(*t) + "\n";
   return out;
 }
 
@@ -643,19 +609,19 @@ std::string render_markdown(const nlohmann::json& r) {
 
   // Summary.
   std::vector<std::vector<std::string>> summary;
-  std::string cand = str(r, {"candidate", "path"}) ? md_code(*str(r, {"candidate", "path"})) : "–";
+  std::string cand = string_at(r, {"candidate", "path"}) ? md_code(*string_at(r, {"candidate", "path"})) : "–";
   summary.push_back({"candidate", cand});
-  if (auto sha = str(r, {"candidate", "sha256"})) summary.push_back({"sha256", md_code(*sha)});
-  if (auto info = str(r, {"candidate", "info"}); info && !info->empty()) summary.push_back({"info", *info});
+  if (auto sha = string_at(r, {"candidate", "sha256"})) summary.push_back({"sha256", md_code(*sha)});
+  if (auto info = string_at(r, {"candidate", "info"}); info && !info->empty()) summary.push_back({"info", *info});
   std::string verdict = "**" + status + "**";
-  if (auto rule = str(r, {"verdict", "rule"})) verdict += " (rule " + md_code(*rule) + ")";
+  if (auto rule = string_at(r, {"verdict", "rule"})) verdict += " (rule " + md_code(*rule) + ")";
   summary.push_back({"verdict", verdict});
-  if (const json* s = field(r, "speedup"); s != nullptr && num(*s, {"median"})) {
+  if (const json* s = json_at(r, {"speedup"}); s != nullptr && number_at(*s, {"median"})) {
     std::string sp = "**" + speedup_with_ci(*s) + "** vs " + str_or(*s, {"baseline"}, "?");
     std::vector<std::string> notes;
     if (ci95(*s))
       notes.emplace_back("95% CI");
-    else if (auto why = str(*s, {"estimate_only"}))
+    else if (auto why = string_at(*s, {"estimate_only"}))
       notes.push_back("an estimate, no CI: " + *why);
     if (is_true(*s, "geomean_over_cases")) notes.emplace_back("geometric mean over cases");
     if (!notes.empty()) sp += " (" + fmt::format("{}", fmt::join(notes, ", ")) + ")";
@@ -663,20 +629,20 @@ std::string render_markdown(const nlohmann::json& r) {
   }
   summary.push_back({"timing mode", mode});
   std::string created = str_or(r, {"created_at"}, "–");
-  if (auto v = str(r, {"kjudge_version"})) created += ", kjudge " + *v;
+  if (auto v = string_at(r, {"kjudge_version"})) created += ", kjudge " + *v;
   summary.push_back({"created", created});
-  if (auto t = num(r, {"time_to_verdict_s"})) summary.push_back({"time to verdict", format_seconds(*t)});
+  if (auto t = number_at(r, {"time_to_verdict_s"})) summary.push_back({"time to verdict", format_seconds(*t)});
   out += md_table({"", ""}, {}, summary) + "\n";
 
   // Verdict.
   out += "## Verdict\n\n**" + status + "**";
-  if (auto rule = str(r, {"verdict", "rule"})) out += ", rule " + md_code(*rule);
+  if (auto rule = string_at(r, {"verdict", "rule"})) out += ", rule " + md_code(*rule);
   out += "\n\n";
-  for (const auto& reason : arr(r, {"verdict", "reasons"})) out += "- " + scalar_text(reason) + "\n";
-  if (!arr(r, {"verdict", "reasons"}).empty()) out += "\n";
+  for (const auto& reason : array_at(r, {"verdict", "reasons"})) out += "- " + scalar_text(reason) + "\n";
+  if (!array_at(r, {"verdict", "reasons"}).empty()) out += "\n";
   // Rule evidence other than the failing case (shown under Correctness) goes out verbatim: it is
   // free-form per rule, and a reader checking a rejection wants all of it.
-  if (const json* ev = field(r, {"verdict", "evidence"}); ev != nullptr) {
+  if (const json* ev = json_at(r, {"verdict", "evidence"}); ev != nullptr) {
     json rest = *ev;
     if (rest.is_object()) rest.erase("case");
     if (!(rest.is_object() && rest.empty()))
@@ -684,15 +650,15 @@ std::string render_markdown(const nlohmann::json& r) {
   }
 
   // Correctness.
-  const auto& cases = arr(r, {"cases"});
+  const auto& cases = array_at(r, {"cases"});
   out += "## Correctness\n\n" + cases_sentence(r);
   if (auto rc = rechecks_sentence(r)) out += "; " + *rc;
   out += ".\n\n";
-  if (const json* tol = field(r, "tolerance")) {
+  if (const json* tol = json_at(r, {"tolerance"})) {
     std::vector<std::string> parts;
     for (const char* k : {"rtol", "atol", "k"})
-      if (auto v = num(*tol, {k})) parts.push_back(fmt::format("{} {}", k, err_text(v)));
-    if (const json* tf = field(*tol, "tf32"); tf != nullptr && tf->is_boolean())
+      if (auto v = number_at(*tol, {k})) parts.push_back(fmt::format("{} {}", k, err_text(v)));
+    if (const json* tf = json_at(*tol, {"tf32"}); tf != nullptr && tf->is_boolean())
       parts.emplace_back(tf->get<bool>() ? "TF32 permitted" : "TF32 not permitted");
     if (!parts.empty())
       out += "Tolerance: " + fmt::format("{}", fmt::join(parts, ", ")) +
@@ -702,13 +668,14 @@ std::string render_markdown(const nlohmann::json& r) {
     std::vector<std::vector<std::string>> rows;
     for (const auto& c : cases) {
       auto count = [&](std::string_view k) {
-        auto v = num(c, {k});
+        auto v = number_at(c, {k});
         return v ? fmt::format("{}", static_cast<long long>(*v)) : std::string("–");
       };
       rows.push_back({str_or(c, {"id"}, "?"), str_or(c, {"kind"}, "–"), str_or(c, {"shape"}, "–"),
-                      str_or(c, {"distribution"}, "–"), str(c, {"seed"}) ? md_code(*str(c, {"seed"})) : "–",
-                      str_or(c, {"status"}, "–"), err_text(num(c, {"max_abs_err"})), err_text(num(c, {"max_rel_err"})),
-                      err_text(num(c, {"norm_rel_err"})), count("n_bad"), count("n_unwritten")});
+                      str_or(c, {"distribution"}, "–"), string_at(c, {"seed"}) ? md_code(*string_at(c, {"seed"})) : "–",
+                      str_or(c, {"status"}, "–"), err_text(number_at(c, {"max_abs_err"})),
+                      err_text(number_at(c, {"max_rel_err"})), err_text(number_at(c, {"norm_rel_err"})), count("n_bad"),
+                      count("n_unwritten")});
     }
     out += md_table({"case", "kind", "shape", "distribution", "seed", "status", "max abs err", "max rel err",
                      "norm rel err", "bad", "unwritten"},
@@ -720,11 +687,11 @@ std::string render_markdown(const nlohmann::json& r) {
     std::string shape = str_or(*c, {"shape"}, "–");
     out += "- shape: " + shape + "\n";
     out += "- distribution: " + str_or(*c, {"distribution"}, "–");
-    if (auto seed = str(*c, {"seed"})) out += ", seed " + md_code(*seed);
+    if (auto seed = string_at(*c, {"seed"})) out += ", seed " + md_code(*seed);
     out += "\n";
-    if (auto st = str(*c, {"status"})) out += "- status: " + *st + "\n";
-    if (auto o = str(*c, {"output"})) out += "- output: " + md_code(*o) + "\n";
-    if (auto msg = str(*c, {"message"})) out += "- message: " + *msg + "\n";
+    if (auto st = string_at(*c, {"status"})) out += "- status: " + *st + "\n";
+    if (auto o = string_at(*c, {"output"})) out += "- output: " + md_code(*o) + "\n";
+    if (auto msg = string_at(*c, {"message"})) out += "- message: " + *msg + "\n";
     if (auto e = case_errors_text(*c)) out += "- errors: " + *e + "\n";
     if (auto w = worst_text(*c)) out += "- " + *w + "\n";
     if (auto e = envelope_text(*c)) out += "- " + *e + "\n";
@@ -732,45 +699,45 @@ std::string render_markdown(const nlohmann::json& r) {
   }
 
   // Timing.
-  if (const json* timing = field(r, "timing")) {
+  if (const json* timing = json_at(r, {"timing"})) {
     out += "## Timing\n\n";
     std::vector<std::string> facts;
     facts.push_back("Mode: " + mode);
-    if (auto clock = str(*timing, {"clock"})) facts.push_back("clock: " + *clock);
-    if (auto rounds = num(*timing, {"rounds"}))
+    if (auto clock = string_at(*timing, {"clock"})) facts.push_back("clock: " + *clock);
+    if (auto rounds = number_at(*timing, {"rounds"}))
       facts.push_back(fmt::format("{} rounds", static_cast<long long>(*rounds)));
     out += fmt::format("{}", fmt::join(facts, ", ")) +
            ". Median per implementation; ± is half the interquartile range relative to the "
            "median; n is the number of samples. \"vs candidate\" is the candidate's speedup over that "
            "baseline: the median of per-round paired ratios with its 95% bootstrap CI where recorded, "
            "else the ratio of medians.\n\n";
-    for (const auto& t : arr(*timing, {"cases"})) {
+    for (const auto& t : array_at(*timing, {"cases"})) {
       out += "### " + case_label(t) + "\n\n";
-      const auto cand_med = num(t, {"candidate", "median_s"});
+      const auto cand_med = number_at(t, {"candidate", "median_s"});
       auto row = [&](std::string name, const json& s) {
-        auto med = num(s, {"median_s"});
-        auto n = num(s, {"n"});
+        auto med = number_at(s, {"median_s"});
+        auto n = number_at(s, {"n"});
         std::string ratio = "–";
-        if (const json* sp = field(s, "speedup"); sp != nullptr && num(*sp, {"median"}))
+        if (const json* sp = json_at(s, {"speedup"}); sp != nullptr && number_at(*sp, {"median"}))
           ratio = speedup_with_ci(*sp);
         else if (med && cand_med && *cand_med > 0)
           ratio = format_speedup(*med / *cand_med);
         return std::vector<std::string>{std::move(name),
                                         med ? format_seconds(*med) : "–",
                                         spread_text(s).value_or("–"),
-                                        num(s, {"min_s"}) ? format_seconds(*num(s, {"min_s"})) : "–",
-                                        num(s, {"max_s"}) ? format_seconds(*num(s, {"max_s"})) : "–",
+                                        number_at(s, {"min_s"}) ? format_seconds(*number_at(s, {"min_s"})) : "–",
+                                        number_at(s, {"max_s"}) ? format_seconds(*number_at(s, {"max_s"})) : "–",
                                         n ? fmt::format("{}", static_cast<long long>(*n)) : "–",
                                         ratio};
       };
       std::vector<std::vector<std::string>> rows;
-      if (const json* c = field(t, "candidate")) {
+      if (const json* c = json_at(t, {"candidate"})) {
         auto rr = row("candidate", *c);
         rr.back() = "–";
         rows.push_back(std::move(rr));
       }
-      auto strongest = str(t, {"strongest"});
-      for (const auto& b : arr(t, {"baselines"})) {
+      auto strongest = string_at(t, {"strongest"});
+      for (const auto& b : array_at(t, {"baselines"})) {
         std::string name = str_or(b, {"name"}, "?");
         if (strongest && name == *strongest) name += " (strongest)";
         rows.push_back(row(std::move(name), b));
@@ -778,20 +745,20 @@ std::string render_markdown(const nlohmann::json& r) {
       out += md_table({"implementation", "median", "±", "min", "max", "n", "vs candidate"},
                       {false, true, true, true, true, true, true}, rows);
       std::vector<std::string> lines;
-      if (const json* s = field(t, "speedup"))
+      if (const json* s = json_at(t, {"speedup"}))
         lines.push_back("speedup vs " + str_or(t, {"strongest"}, "strongest baseline") + ": **" + speedup_with_ci(*s) +
                         "**");
-      if (const json* a = field(t, "achieved")) {
+      if (const json* a = json_at(t, {"achieved"})) {
         std::vector<std::string> parts;
-        if (auto g = num(*a, {"gbps"})) parts.push_back(fixed_sig(*g) + " GB/s");
-        if (auto g = num(*a, {"gflops"})) parts.push_back(fixed_sig(*g) + " GFLOP/s");
-        if (auto f = num(*a, {"fraction_of_ceiling"})) parts.push_back(percent(*f) + " of the device ceiling");
+        if (auto g = number_at(*a, {"gbps"})) parts.push_back(fixed_sig(*g) + " GB/s");
+        if (auto g = number_at(*a, {"gflops"})) parts.push_back(fixed_sig(*g) + " GFLOP/s");
+        if (auto f = number_at(*a, {"fraction_of_ceiling"})) parts.push_back(percent(*f) + " of the device ceiling");
         if (!parts.empty()) lines.push_back("achieved " + fmt::format("{}", fmt::join(parts, ", ")));
       }
       if (!lines.empty()) out += "\n" + fmt::format("{}", fmt::join(lines, "; ")) + ".\n";
       out += "\n";
     }
-    if (const json* pb = field(r, {"speedup", "per_baseline"}); pb != nullptr && pb->is_object() && !pb->empty()) {
+    if (const json* pb = json_at(r, {"speedup", "per_baseline"}); pb != nullptr && pb->is_object() && !pb->empty()) {
       std::vector<std::vector<std::string>> rows;
       for (const auto& [name, sp] : pb->items()) rows.push_back({name, speedup_with_ci(sp)});
       out += "Geometric mean over cases of the candidate's speedup against each baseline:\n\n" +
@@ -800,9 +767,9 @@ std::string render_markdown(const nlohmann::json& r) {
   }
 
   // Memory.
-  if (const json* m = field(r, "memory")) {
-    auto c = num(*m, {"candidate_peak_bytes"});
-    auto b = num(*m, {"baseline_peak_bytes"});
+  if (const json* m = json_at(r, {"memory"})) {
+    auto c = number_at(*m, {"candidate_peak_bytes"});
+    auto b = number_at(*m, {"baseline_peak_bytes"});
     if (c || b) {
       out += "## Memory\n\n";
       std::vector<std::vector<std::string>> rows;
@@ -817,24 +784,24 @@ std::string render_markdown(const nlohmann::json& r) {
   }
 
   // Baselines.
-  if (const auto& bs = arr(r, {"baselines"}); !bs.empty()) {
+  if (const auto& bs = array_at(r, {"baselines"}); !bs.empty()) {
     out += "## Baselines\n\n";
     std::vector<std::vector<std::string>> rows;
     for (const auto& b : bs) {
-      auto sha = str(b, {"sha256"});
-      rows.push_back({str_or(b, {"name"}, "?"), str(b, {"source"}) ? md_code(*str(b, {"source"})) : "–",
+      auto sha = string_at(b, {"sha256"});
+      rows.push_back({str_or(b, {"name"}, "?"), string_at(b, {"source"}) ? md_code(*string_at(b, {"source"})) : "–",
                       sha ? md_code(sha->substr(0, 12)) : "–"});
     }
     out += md_table({"name", "source", "sha256"}, {}, rows) + "\n";
   }
 
   // Build.
-  if (const json* b = field(r, "build")) {
+  if (const json* b = json_at(r, {"build"})) {
     out += "## Build\n\n";
     std::vector<std::vector<std::string>> rows;
-    if (auto c = str(*b, {"compiler"})) rows.push_back({"compiler", *c});
-    if (auto f = str(*b, {"flags"})) rows.push_back({"flags", md_code(*f)});
-    if (const json* cmd = field(*b, "command")) {
+    if (auto c = string_at(*b, {"compiler"})) rows.push_back({"compiler", *c});
+    if (auto f = string_at(*b, {"flags"})) rows.push_back({"flags", md_code(*f)});
+    if (const json* cmd = json_at(*b, {"command"})) {
       // The builder records the command as an argv array.
       std::string text;
       if (cmd->is_array()) {
@@ -844,19 +811,19 @@ std::string render_markdown(const nlohmann::json& r) {
       }
       rows.push_back({"command", md_code(text)});
     }
-    if (auto s = num(*b, {"seconds"})) rows.push_back({"time", format_seconds(*s)});
-    if (const json* cached = field(*b, "cached"); cached != nullptr && cached->is_boolean())
+    if (auto s = number_at(*b, {"seconds"})) rows.push_back({"time", format_seconds(*s)});
+    if (const json* cached = json_at(*b, {"cached"}); cached != nullptr && cached->is_boolean())
       rows.push_back({"cached", cached->get<bool>() ? "yes" : "no"});
     out += md_table({"", ""}, {}, rows) + "\n";
     // cuda: ptxas resource usage per kernel; spills and register pressure explain many timings.
-    if (const json* res = field(*b, "resources"); res != nullptr && res->is_array() && !res->empty()) {
+    if (const json* res = json_at(*b, {"resources"}); res != nullptr && res->is_array() && !res->empty()) {
       std::vector<std::vector<std::string>> krows;
       for (const auto& k : *res) {
         auto count = [&](std::string_view key) {
-          auto v = num(k, {key});
+          auto v = number_at(k, {key});
           return v ? fmt::format("{}", static_cast<long long>(*v)) : std::string("–");
         };
-        krows.push_back({str(k, {"kernel"}) ? md_code(*str(k, {"kernel"})) : "?", count("registers"),
+        krows.push_back({string_at(k, {"kernel"}) ? md_code(*string_at(k, {"kernel"})) : "?", count("registers"),
                          count("spill_stores"), count("spill_loads"), count("shared_bytes"), count("stack_bytes")});
       }
       out += md_table({"kernel", "registers", "spill stores", "spill loads", "shared bytes", "stack bytes"},
@@ -866,7 +833,7 @@ std::string render_markdown(const nlohmann::json& r) {
   }
 
   // Environment: every key, as recorded.
-  if (const json* env = field(r, "env"); env != nullptr && env->is_object()) {
+  if (const json* env = json_at(r, {"env"}); env != nullptr && env->is_object()) {
     out += "## Environment\n\n";
     std::vector<std::vector<std::string>> rows;
     for (const auto& [k, v] : env->items()) rows.push_back({k, scalar_text(v)});
@@ -885,18 +852,18 @@ std::string render_verdict_table(const std::vector<nlohmann::json>& results, boo
   for (const auto& r : results) {
     const std::string status = str_or(r, {"verdict", "status"}, "unknown");
     std::string speed = "–";
-    if (const json* s = field(r, "speedup")) speed = speedup_with_ci(*s);
+    if (const json* s = json_at(r, {"speedup"})) speed = speedup_with_ci(*s);
     // Evidence: the failing case for a rejection found by the oracle, else the first reason.
     std::string evidence;
     if (const json* c = first_failing_case(r)) {
       evidence = case_label(*c);
-      if (auto d = str(*c, {"distribution"})) evidence += " " + *d;
-      if (auto msg = str(*c, {"message"}))
+      if (auto d = string_at(*c, {"distribution"})) evidence += " " + *d;
+      if (auto msg = string_at(*c, {"message"}))
         evidence += ": " + *msg;
-      else if (auto bad = num(*c, {"n_bad"}))
-        evidence +=
-            fmt::format(": {} bad, max rel err {}", static_cast<long long>(*bad), err_text(num(*c, {"max_rel_err"})));
-    } else if (const auto& reasons = arr(r, {"verdict", "reasons"}); !reasons.empty()) {
+      else if (auto bad = number_at(*c, {"n_bad"}))
+        evidence += fmt::format(": {} bad, max rel err {}", static_cast<long long>(*bad),
+                                err_text(number_at(*c, {"max_rel_err"})));
+    } else if (const auto& reasons = array_at(r, {"verdict", "reasons"}); !reasons.empty()) {
       evidence = scalar_text(reasons[0]);
     }
     rows.push_back({str_or(r, {"problem", "name"}, "?"), str_or(r, {"problem", "dtype"}, "–"), candidate_file_name(r),
@@ -917,7 +884,7 @@ std::string render_history(const std::vector<history_row>& rows, const std::stri
       speed = format_speedup(*h.speedup_median);
       if (h.speedup_lo && h.speedup_hi)
         speed += fmt::format(" [{}, {}]", fixed_sig(*h.speedup_lo), fixed_sig(*h.speedup_hi));
-    } else if (verdict_is_ok(h.status)) {
+    } else if (is_ok_status(h.status)) {
       speed = "not timed";
     }
     // Results judged against another problem.toml under the same name (a re-import, an edited

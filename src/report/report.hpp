@@ -13,11 +13,10 @@
 #include <string_view>
 #include <vector>
 
+#include "core/verdict_status.hpp"  // result_schema_id, verdict statuses
 #include "store/store.hpp"
 
 namespace kjudge {
-
-inline constexpr std::string_view result_schema_id = "kjudge.result/1";
 
 std::string render_markdown(const nlohmann::json& result);
 
@@ -52,8 +51,5 @@ std::vector<std::string> kernel_census_lines(const nlohmann::json& census);
 
 // A ratio with 3 significant digits and an "x": 1.834 -> "1.83x", 374.2 -> "374x".
 std::string format_speedup(double ratio);
-
-// True for the verdicts under which the candidate is correct (ok_faster, ok_not_faster).
-bool verdict_is_ok(std::string_view status);
 
 }  // namespace kjudge

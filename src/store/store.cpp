@@ -5,12 +5,13 @@
 #include <unistd.h>
 
 #include <cstdlib>
-#include <ctime>
 #include <iterator>
 #include <system_error>
 #include <utility>
 
 #include "core/error.hpp"
+#include "core/json_path.hpp"
+#include "core/utc.hpp"
 
 namespace kjudge {
 namespace detail {
@@ -219,43 +220,10 @@ int read_user_version(sqlite3* db) {
   return static_cast<int>(s.integer(0));
 }
 
-// The value at a path of object keys, or nullptr when any step is missing, null or not an object.
-const nlohmann::json* find_path(const nlohmann::json& j, std::initializer_list<const char*> keys) {
-  const nlohmann::json* cur = &j;
-  for (const char* k : keys) {
-    if (!cur->is_object()) return nullptr;
-    auto it = cur->find(k);
-    if (it == cur->end() || it->is_null()) return nullptr;
-    cur = &*it;
-  }
-  return cur;
-}
-
-std::optional<std::string> string_at(const nlohmann::json& j, std::initializer_list<const char*> keys) {
-  const auto* v = find_path(j, keys);
-  if (v == nullptr || !v->is_string()) return std::nullopt;
-  return v->get<std::string>();
-}
-
-std::optional<double> number_at(const nlohmann::json& j, std::initializer_list<const char*> keys) {
-  const auto* v = find_path(j, keys);
-  if (v == nullptr || !v->is_number()) return std::nullopt;
-  return v->get<double>();
-}
-
 std::optional<double> ci_bound(const nlohmann::json& result, std::size_t i) {
-  const auto* ci = find_path(result, {"speedup", "ci95"});
+  const auto* ci = json_at(result, {"speedup", "ci95"});
   if (ci == nullptr || !ci->is_array() || ci->size() != 2 || !(*ci)[i].is_number()) return std::nullopt;
   return (*ci)[i].get<double>();
-}
-
-std::string utc_now_iso8601() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
 }
 
 // Invalid UTF-8 (a candidate path on Linux may hold any bytes) must not make storing fail.
@@ -355,8 +323,6 @@ int store::schema_version() const {
 }
 
 std::int64_t store::add_evaluation(const nlohmann::json& result, const std::string& source) {
-  using detail::number_at;
-  using detail::string_at;
   // Validate before touching the file: a row that history cannot find or show is worse than none.
   const auto schema = string_at(result, {"schema"});
   if (!schema || schema->rfind("kjudge.result/", 0) != 0)
@@ -367,11 +333,11 @@ std::int64_t store::add_evaluation(const nlohmann::json& result, const std::stri
   if (!status || status->empty()) throw usage_error("result document has no verdict.status; not stored");
 
   auto created_at = string_at(result, {"created_at"});
-  if (!created_at) created_at = detail::utc_now_iso8601();
+  if (!created_at) created_at = utc_now();
   auto device = string_at(result, {"device"});
   if (!device) device = string_at(result, {"problem", "device"});
   std::optional<std::string> env_json;
-  if (const auto* env = detail::find_path(result, {"env"})) env_json = detail::dump_json(*env);
+  if (const auto* env = json_at(result, {"env"})) env_json = detail::dump_json(*env);
 
   detail::transaction tx(m_db);
   detail::statement ins(m_db,

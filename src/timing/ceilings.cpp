@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
-#include <ctime>
 #include <fstream>
 #include <memory>
 #include <thread>
@@ -14,6 +13,7 @@
 #include "builder/builder.hpp"
 #include "core/json_file.hpp"
 #include "core/paths.hpp"
+#include "core/utc.hpp"
 #include "pool/process_census.hpp"
 #include "stats/stats.hpp"
 
@@ -60,15 +60,6 @@ std::string cpu_identity() {
 }
 
 namespace {
-
-std::string utc_now_text() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 double loadavg_1min() {
   std::ifstream in("/proc/loadavg");
@@ -126,7 +117,7 @@ device_ceilings measure_cpu_ceilings() {
                {"median_gbps", sp.median},
                {"min_gbps", sp.min},
                {"max_gbps", sp.max},
-               {"load", {{"other_cores", other}, {"loadavg_1min", loadavg_1min()}, {"measured_at", utc_now_text()}}}};
+               {"load", {{"other_cores", other}, {"loadavg_1min", loadavg_1min()}, {"measured_at", utc_now()}}}};
   return c;
 }
 

@@ -50,6 +50,21 @@ inline std::vector<traced_request> read_request_trace(const std::filesystem::pat
 
 inline std::string candidate(const std::string& name) { return std::string(KJUDGE_TEST_DATA) + "/candidates/" + name; }
 
+// Every result document a test has the CLI write must validate against docs/result-schema.json
+// (scripts/validate-result.py), whatever the test then looks at in it.
+inline void expect_valid_result(const std::filesystem::path& file) {
+  const auto v =
+      run_command({"python3", std::string(KJUDGE_TEST_DATA) + "/../scripts/validate-result.py", file.string()});
+  EXPECT_EQ(v.exit_status, 0) << file.string() << " does not validate against docs/result-schema.json:\n" << v.output;
+}
+
+// Reads a result document the CLI wrote, after validating it (expect_valid_result).
+inline nlohmann::json read_result(const std::filesystem::path& file) {
+  expect_valid_result(file);
+  std::ifstream in(file);
+  return nlohmann::json::parse(in);
+}
+
 struct cli_run {
   command_result r;
   nlohmann::json result;  // empty if no --json was written
@@ -74,10 +89,7 @@ inline cli_run kjudge(std::vector<std::string> args, double timeout_s = 300,
   o.extra_env["KJUDGE_DB"] = (test_dir() / "store.db").string();
   for (const auto& [k, v] : env) o.extra_env[k] = v;
   out.r = run_command(argv, o);
-  if (is_eval && std::filesystem::exists(json_path)) {
-    std::ifstream in(json_path);
-    out.result = nlohmann::json::parse(in);
-  }
+  if (is_eval && std::filesystem::exists(json_path)) out.result = read_result(json_path);
   return out;
 }
 

@@ -81,7 +81,20 @@ std::vector<json> journal(const fs::path& workdir) {
   return ev;
 }
 
+// Every result document the loop wrote (results/*.json) validates against
+// docs/result-schema.json (scripts/validate-result.py).
+void expect_valid_results(const fs::path& workdir) {
+  std::vector<std::string> argv{"python3", std::string(KJUDGE_TEST_DATA) + "/../scripts/validate-result.py"};
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(workdir / "results", ec))
+    if (e.path().extension() == ".json") argv.push_back(e.path().string());
+  if (argv.size() == 2) return;
+  const auto v = kjudge::run_command(argv);
+  EXPECT_EQ(v.exit_status, 0) << "results of " << workdir << " do not validate:\n" << v.output;
+}
+
 json report_json(const fs::path& workdir) {
+  expect_valid_results(workdir);
   const fs::path out = workdir.parent_path() / (workdir.filename().string() + "-report.json");
   const auto r = kj({"loop", "report", workdir.string(), "--json", out.string()});
   EXPECT_EQ(r.exit_status, 0) << r.output;

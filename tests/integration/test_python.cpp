@@ -44,10 +44,7 @@ cli_run kj(std::vector<std::string> args, std::map<std::string, std::string> env
   o.extra_env["KJUDGE_IMPORTED"] = imported_root().string();
   if (!o.extra_env.count("KJUDGE_TORCH_BASELINES")) o.extra_env["KJUDGE_TORCH_BASELINES"] = "torch:eager";
   out.r = run_command(argv, o);
-  if (is_eval && fs::exists(json_path)) {
-    std::ifstream in(json_path);
-    out.result = json::parse(in);
-  }
+  if (is_eval && fs::exists(json_path)) out.result = read_result(json_path);
   return out;
 }
 

@@ -57,10 +57,7 @@ cli_run judge(const corpus_entry& e, std::vector<std::string> extra) {
   o.extra_env["KJUDGE_TORCH_BASELINES"] = "none";
   cli_run out;
   out.r = run_command(argv, o);
-  if (std::filesystem::exists(json_path)) {
-    std::ifstream in(json_path);
-    out.result = nlohmann::json::parse(in);
-  }
+  if (std::filesystem::exists(json_path)) out.result = read_result(json_path);
   return out;
 }
 
@@ -81,7 +78,8 @@ TEST_P(Attack, IsCaughtWithItsRule) {
     EXPECT_EQ(c.r.exit_status, 1) << c.r.output;
   }
   std::string why;
-  EXPECT_TRUE(outcome_matches(e, c.result, &why)) << e.name << ": " << why << "\n" << c.result["verdict"].dump(2);
+  const result_document doc = result_document::from_json(c.result);
+  EXPECT_TRUE(outcome_matches(e, doc, &why)) << e.name << ": " << why << "\n" << c.result["verdict"].dump(2);
 }
 
 TEST_P(Honest, Passes) {
@@ -89,7 +87,8 @@ TEST_P(Honest, Passes) {
   const cli_run c = judge(e, {"--seed", "6b6a75646765"});
   ASSERT_TRUE(c.result.is_object()) << "no result document; exit " << c.r.exit_status << ": " << c.r.output;
   std::string why;
-  EXPECT_TRUE(outcome_matches(e, c.result, &why)) << e.name << ": " << why << "\n" << c.result["verdict"].dump(2);
+  const result_document doc = result_document::from_json(c.result);
+  EXPECT_TRUE(outcome_matches(e, doc, &why)) << e.name << ": " << why << "\n" << c.result["verdict"].dump(2);
   EXPECT_EQ(c.r.exit_status, 0);
 }
 

@@ -152,6 +152,7 @@ TEST(Reliability, OutputsAreCheckedFirstAndJsonCanGoToStandardOutput) {
   EXPECT_EQ(good.exit_status, 0) << good.output;
   const auto doc = nlohmann::json::parse(read_text(out), nullptr, false);
   ASSERT_FALSE(doc.is_discarded()) << read_text(out);
+  expect_valid_result(out);
   EXPECT_EQ(doc["verdict"]["status"], "ok_not_faster");
   EXPECT_NE(good.output.find("verdict:"), std::string::npos) << "the summary goes to standard error";
 }

@@ -398,10 +398,10 @@ TEST(report_test, format_bytes_and_speedup_known_values) {
   EXPECT_EQ(format_speedup(0.879), "0.879x");
   EXPECT_EQ(format_speedup(1.0), "1.00x");
   EXPECT_EQ(format_speedup(9.996), "10.0x");
-  EXPECT_TRUE(kjudge::verdict_is_ok("ok_faster"));
-  EXPECT_TRUE(kjudge::verdict_is_ok("ok_not_faster"));
-  EXPECT_FALSE(kjudge::verdict_is_ok("hack"));
-  EXPECT_FALSE(kjudge::verdict_is_ok("bad_input"));
+  EXPECT_TRUE(kjudge::is_ok_status("ok_faster"));
+  EXPECT_TRUE(kjudge::is_ok_status("ok_not_faster"));
+  EXPECT_FALSE(kjudge::is_ok_status("hack"));
+  EXPECT_FALSE(kjudge::is_ok_status("bad_input"));
 }
 
 // ---- atomic JSON writer ----

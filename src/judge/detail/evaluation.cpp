@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <ctime>
 #include <fstream>
 #include <set>
 
@@ -12,25 +11,13 @@
 #include "core/hash.hpp"
 #include "core/paths.hpp"
 #include "core/text.hpp"
+#include "core/utc.hpp"
 #include "guards/rules.hpp"
 #include "oracle/qr_check.hpp"
 #include "pool/failure_verdict.hpp"
 #include "problem/integrity.hpp"
 
 namespace kjudge::detail {
-
-namespace {
-
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  ::gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
-}  // namespace
 
 evaluation::evaluation(const eval_options& o) : m_o(o), m_c(check_options(o)), m_p(m_c.problem) {
   m_cx.tf32_envelope = m_c.tf32;
