@@ -13,12 +13,10 @@
 #include <system_error>
 
 #include "core/error.hpp"
+#include "report/detail/result_fields.hpp"
 
 namespace kjudge {
 namespace detail {
-namespace {
-
-using json = nlohmann::json;
 
 // ---- lenient access: every field of a result document may be null or absent ----
 
@@ -84,7 +82,7 @@ std::string scalar_text(const json& v) {
 // ---- number formatting ----
 
 // Fixed notation with `sig` significant digits; never scientific (values here span ns to hours).
-std::string fixed_sig(double v, int sig = 3) {
+std::string fixed_sig(double v, int sig) {
   if (v == 0.0) return "0";
   const int e = static_cast<int>(std::floor(std::log10(std::fabs(v))));
   return fmt::format("{:.{}f}", v, std::max(0, sig - 1 - e));
@@ -148,6 +146,8 @@ std::string candidate_file_name(const json& r) {
   auto name = std::filesystem::path(*p).filename().string();
   return name.empty() ? *p : name;
 }
+
+namespace {
 
 // ---- text tables ----
 
@@ -256,7 +256,11 @@ std::string md_table(const std::vector<std::string>& header, const std::vector<b
   return out;
 }
 
+}  // namespace
+
 // ---- shared summaries ----
+
+namespace {
 
 struct case_counts {
   int total = 0;
@@ -312,6 +316,8 @@ case_counts count_cases(const json& r) {
   }
   return n;
 }
+
+}  // namespace
 
 std::string cases_sentence(const json& r) {
   auto n = count_cases(r);
@@ -435,7 +441,6 @@ std::string case_label(const json& c) {
   return out;
 }
 
-}  // namespace
 }  // namespace detail
 
 // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,72 @@
+// Pages of real results for the HTML report tests: run `kjudge eval`, then `kjudge report --html`,
+// and, where Chromium is installed, render the page headless (tests/browser/check_page.py).
+#pragma once
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "cli_test_util.hpp"
+#include "core/hash.hpp"
+
+namespace kjudge::test {
+
+// Occurrences of `needle` in `hay`.
+inline std::size_t count_of(const std::string& hay, const std::string& needle) {
+  std::size_t n = 0;
+  for (auto p = hay.find(needle); p != std::string::npos; p = hay.find(needle, p + needle.size())) ++n;
+  return n;
+}
+
+// `kjudge ARGS... --html OUT` and the page's text ("" if it was not written).
+inline std::string html_page(std::vector<std::string> args, const std::string& name) {
+  const auto out = test_dir() / (name + ".html");
+  std::filesystem::remove(out);
+  args.push_back("--html");
+  args.push_back(out.string());
+  const auto c = kjudge(args);
+  EXPECT_EQ(c.r.exit_status, 0) << c.r.output;
+  return std::filesystem::exists(out) ? read_file(out) : std::string();
+}
+
+// Writes a result document to the test directory and returns its path.
+inline std::string write_result(const nlohmann::json& r, const std::string& name) {
+  const auto p = test_dir() / (name + ".json");
+  std::ofstream(p) << r.dump(2);
+  return p.string();
+}
+
+inline std::string chromium_path() {
+  for (const char* dir : {"/usr/bin", "/usr/local/bin", "/snap/bin"})
+    if (std::filesystem::exists(std::string(dir) + "/chromium")) return std::string(dir) + "/chromium";
+  return "";
+}
+
+// Renders `page` headless (its DOM after parsing, and a screenshot) and runs the checker with
+// `checks` (--count CLASS=N, --min CLASS=N, --text S). Returns the checker's run.
+inline command_result browser_check(const std::string& chromium, const std::filesystem::path& page,
+                                    const std::vector<std::string>& checks) {
+  const auto dom = page.string() + ".dom.html";
+  const auto png = page.string() + ".png";
+  // Chromium's diagnostics (no D-Bus in a container) go to stderr; the DOM alone to stdout.
+  const std::string flags = "--headless --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir=" +
+                            (test_dir() / "chromium-profile").string();
+  const auto url = "file://" + std::filesystem::absolute(page).string();
+  command_options o;
+  o.timeout_seconds = 120;
+  auto d =
+      run_command({"sh", "-c", chromium + " " + flags + " --dump-dom '" + url + "' > '" + dom + "' 2>/dev/null"}, o);
+  EXPECT_EQ(d.exit_status, 0) << d.output;
+  auto s = run_command({chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                        "--user-data-dir=" + (test_dir() / "chromium-profile").string(), "--window-size=1200,1600",
+                        "--screenshot=" + png, url},
+                       o);
+  EXPECT_EQ(s.exit_status, 0) << s.output;
+  std::vector<std::string> argv{
+      "python3", std::string(KJUDGE_TEST_DATA) + "/browser/check_page.py", "--dom", dom, "--png", png};
+  argv.insert(argv.end(), checks.begin(), checks.end());
+  return run_command(argv, o);
+}
+
+}  // namespace kjudge::test
