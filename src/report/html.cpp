@@ -11,8 +11,8 @@
 #include <optional>
 
 #include "report/detail/result_fields.hpp"
-#include "report/detail/svg.hpp"
 #include "report/report.hpp"
+#include "report/svg.hpp"
 
 namespace kjudge {
 namespace {

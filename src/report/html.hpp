@@ -1,6 +1,6 @@
 // HTML reports (docs/reports.md): one self-contained page per evaluation, per set of results, and
 // (loop/loop_html.hpp) per loop run. A page holds its styles and its plots (SVG drawn by kjudge,
-// report/detail/svg.hpp): no script, no network, every number as text. Every string from a result
+// report/svg.hpp): no script, no network, every number as text. Every string from a result
 // is escaped: a candidate's name, kj_info() or message can only ever be text on the page.
 #pragma once
 

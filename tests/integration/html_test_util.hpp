@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,28 @@ inline std::string write_result(const nlohmann::json& r, const std::string& name
   const auto p = test_dir() / (name + ".json");
   std::ofstream(p) << r.dump(2);
   return p.string();
+}
+
+// A small loop run for the loop's page (tests/loop/proposer_html.sh): three iterations, three
+// families (one of them markup), a rejection, two accepted improvements. Returns its workdir.
+inline std::filesystem::path html_loop_run(const std::string& name) {
+  const auto dir = test_dir() / name;
+  std::filesystem::remove_all(dir);
+  const std::string src = KJUDGE_SOURCE_DIR;
+  const auto c = kjudge({"loop", "softmax", "--proposer", "sh " + src + "/tests/loop/proposer_html.sh " + src,
+                         "--workdir", dir.string(), "--budget", "3", "--hidden", "4", "--eval-budget", "0.5",
+                         "--min-rounds", "6", "--torch-baselines", "none", "-q"});
+  EXPECT_EQ(c.r.exit_status, 0) << c.r.output;
+  return dir;
+}
+
+// The events of a loop's journal.
+inline std::vector<nlohmann::json> journal_events(const std::filesystem::path& dir) {
+  std::vector<nlohmann::json> out;
+  std::ifstream in(dir / "journal.jsonl");
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) out.push_back(nlohmann::json::parse(line));
+  return out;
 }
 
 inline std::string chromium_path() {

@@ -8,8 +8,8 @@
 #include <fstream>
 
 #include "html_test_util.hpp"
-#include "report/detail/svg.hpp"
 #include "report/report.hpp"
+#include "report/svg.hpp"
 
 namespace kjudge::test {
 namespace {
@@ -59,8 +59,7 @@ TEST(Html, EvaluationPageHoldsTheResultsFigures) {
     for (const auto& b : t["baselines"]) {
       EXPECT_NE(page.find(">" + format_seconds(b["median_s"].get<double>()) + "<"), std::string::npos) << b["name"];
       EXPECT_NE(page.find(format_speedup(b["speedup"]["median"].get<double>())), std::string::npos) << b["name"];
-      EXPECT_NE(page.find("data-baseline=\"" + detail::xml_escape(b["name"].get<std::string>()) + "\""),
-                std::string::npos);
+      EXPECT_NE(page.find("data-baseline=\"" + xml_escape(b["name"].get<std::string>()) + "\""), std::string::npos);
     }
     EXPECT_NE(page.find(t["strongest"].get<std::string>() + " (strongest)"), std::string::npos);
   }
@@ -69,7 +68,7 @@ TEST(Html, EvaluationPageHoldsTheResultsFigures) {
   if (r["memory"].is_object() && r["memory"]["candidate_peak_bytes"].is_number()) {
     EXPECT_NE(page.find(format_bytes(r["memory"]["candidate_peak_bytes"].get<double>())), std::string::npos);
   }
-  EXPECT_NE(page.find(detail::xml_escape(r["env"]["host"].get<std::string>())), std::string::npos);
+  EXPECT_NE(page.find(xml_escape(r["env"]["host"].get<std::string>())), std::string::npos);
   EXPECT_NE(page.find("id=\"build\""), std::string::npos);
   EXPECT_NE(page.find("id=\"ceiling\""), std::string::npos) << "cpu results carry the copy ceiling";
 }
@@ -96,7 +95,7 @@ TEST(Html, RejectedCandidatesPageLeadsWithWhy) {
   EXPECT_LT(why, page.find("id=\"correctness\"")) << "the page leads with why";
   EXPECT_NE(page.find("Why rejected: wrong_result"), std::string::npos);
   for (const auto& reason : r["verdict"]["reasons"])
-    EXPECT_NE(page.find(detail::xml_escape(reason.get<std::string>())), std::string::npos) << reason;
+    EXPECT_NE(page.find(xml_escape(reason.get<std::string>())), std::string::npos) << reason;
   const json& fc = failing_case(c);
   ASSERT_TRUE(fc.is_object());
   const std::string why_part = page.substr(why, page.find("</section>", why) - why);
@@ -168,6 +167,53 @@ TEST(Html, CandidateStringsCannotBecomeMarkup) {
     EXPECT_EQ(count_of(p, "<svg onload"), 0u) << name;
     EXPECT_GE(count_of(p, "&lt;script&gt;alert(3)"), 10u) << name;
   }
+}
+
+// The loop's page: which family won and when, one point per judged proposal (a cross per
+// rejection), one best mark per finished iteration, the families, the beam and every accepted
+// improvement with its diff; the markup a proposal chose as its family is text.
+TEST(Html, LoopPageTellsWhichFamilyWonAndWhen) {
+  const auto dir = html_loop_run("loop-html");
+  std::size_t judged = 0, rejected = 0, bests = 0;
+  json last_beam, accepts = json::array();
+  for (const auto& e : journal_events(dir)) {
+    if (e["event"] == "judged") {
+      ++judged;
+      const std::string st = e["summary"]["status"];
+      if (st != "ok_faster" && st != "ok_not_faster") ++rejected;
+    }
+    if (e["event"] == "beam") {
+      last_beam = e;
+      if (e["best"].is_object()) ++bests;
+      if (e["accept"].is_object()) accepts.push_back(e["accept"]);
+    }
+  }
+  ASSERT_TRUE(last_beam.is_object());
+  ASSERT_EQ(judged, 3u);
+  ASSERT_EQ(rejected, 1u);
+  ASSERT_EQ(accepts.size(), 2u) << "the naive, then the fast softmax";
+  const std::string page = html_page({"loop", "report", dir.string()}, "loop-html");
+  ASSERT_FALSE(page.empty());
+  const json& best = last_beam["best"];
+  EXPECT_NE(page.find("Family <strong>" + xml_escape(best["family"].get<std::string>()) +
+                      "</strong> won: " + best["id"].get<std::string>()),
+            std::string::npos);
+  EXPECT_NE(page.find("reached in iteration " + std::to_string(best["iteration"].get<int>())), std::string::npos);
+  EXPECT_EQ(count_of(page, "class=\"proposal-mark\""), judged);
+  EXPECT_EQ(count_of(page, "class=\"rejected\""), rejected);
+  EXPECT_EQ(count_of(page, "class=\"best-mark\""), bests);
+  EXPECT_EQ(count_of(page, "class=\"band\""), bests) << "judged with 6 rounds: every best has a CI";
+  EXPECT_EQ(count_of(page, "class=\"accept-row\""), accepts.size());
+  for (const auto& a : accepts)
+    EXPECT_NE(page.find("<details id=\"diff-" + a["id"].get<std::string>() + "\""), std::string::npos) << a;
+  EXPECT_GT(count_of(page, "<span class=\"add\">"), 0u);
+  EXPECT_GT(count_of(page, "<span class=\"del\">"), 0u) << "the fast softmax against the naive one";
+  for (const auto& f : last_beam["families"])
+    EXPECT_NE(page.find("<td>" + xml_escape(f["name"].get<std::string>()) + "</td>"), std::string::npos) << f;
+  for (const auto& m : last_beam["beam"])
+    EXPECT_NE(page.find("<td>" + m["id"].get<std::string>() + "</td>"), std::string::npos) << m;
+  EXPECT_EQ(count_of(page, "<script"), 0u);
+  EXPECT_NE(page.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
 }
 
 }  // namespace

@@ -48,5 +48,17 @@ TEST(HtmlBrowser, EvaluationPagesRenderInChromium) {
   EXPECT_EQ(c2.exit_status, 0) << c2.output;
 }
 
+TEST(HtmlBrowser, LoopPageRendersInChromium) {
+  REQUIRE_CHROMIUM(chromium);
+  const auto dir = html_loop_run("browser-loop");
+  std::size_t judged = 0;
+  for (const auto& e : journal_events(dir)) judged += e["event"] == "judged" ? 1 : 0;
+  ASSERT_FALSE(html_page({"loop", "report", dir.string()}, "browser-loop").empty());
+  const auto c = browser_check(chromium, test_dir() / "browser-loop.html",
+                               {"--count", "proposal-mark=" + std::to_string(judged), "--count", "rejected=1", "--min",
+                                "best-mark=1", "--count", "accept-row=2", "--text", "won:"});
+  EXPECT_EQ(c.exit_status, 0) << c.output;
+}
+
 }  // namespace
 }  // namespace kjudge::test

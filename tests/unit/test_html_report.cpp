@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/hash.hpp"
-#include "report/detail/svg.hpp"
 #include "report/html.hpp"
+#include "report/svg.hpp"
 
 namespace kjudge {
 namespace {
@@ -27,19 +27,19 @@ json golden() {
 }
 
 TEST(HtmlReport, EscapesTheFiveCharacters) {
-  EXPECT_EQ(detail::xml_escape("<a href=\"x\">'&'</a>"), "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
-  EXPECT_EQ(detail::xml_escape("plain ± text"), "plain ± text");
+  EXPECT_EQ(xml_escape("<a href=\"x\">'&'</a>"), "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
+  EXPECT_EQ(xml_escape("plain ± text"), "plain ± text");
 }
 
 TEST(HtmlReport, AxesMapAndTick) {
-  detail::svg_axis lin{0, 10, 100, 200, false};
+  svg_axis lin{0, 10, 100, 200, false};
   EXPECT_DOUBLE_EQ(lin.map(5), 150);
   EXPECT_EQ(lin.ticks(5), (std::vector<double>{0, 2, 4, 6, 8, 10}));
-  detail::svg_axis lg{0.1, 10, 0, 200, true};
+  svg_axis lg{0.1, 10, 0, 200, true};
   EXPECT_DOUBLE_EQ(lg.map(1), 100);
   EXPECT_EQ(lg.ticks(), (std::vector<double>{0.1, 0.2, 0.5, 1, 2, 5, 10}));
-  EXPECT_EQ(detail::svg_num(1.0 / 3), "0.33");
-  EXPECT_EQ(detail::svg_num(-0.001), "0");
+  EXPECT_EQ(svg_num(1.0 / 3), "0.33");
+  EXPECT_EQ(svg_num(-0.001), "0");
 }
 
 TEST(HtmlReport, GoldenExampleHasOneMarkPerCaseAndBaseline) {

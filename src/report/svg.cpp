@@ -1,10 +1,10 @@
-#include "report/detail/svg.hpp"
+#include "report/svg.hpp"
 
 #include <fmt/format.h>
 
 #include <cmath>
 
-namespace kjudge::detail {
+namespace kjudge {
 
 std::string xml_escape(std::string_view s) {
   std::string o;
@@ -59,7 +59,7 @@ std::vector<double> svg_axis::ticks(int n) const {
     // Decades, with 2 and 5 between them when the range spans few decades.
     const int d0 = static_cast<int>(std::floor(std::log10(lo)));
     const int d1 = static_cast<int>(std::ceil(std::log10(hi)));
-    const bool fine = d1 - d0 <= 2;
+    const bool fine = d1 - d0 <= 3;
     for (int d = d0; d <= d1; ++d)
       for (double m : {1.0, 2.0, 5.0}) {
         if (!fine && m != 1.0) continue;
@@ -179,4 +179,4 @@ std::string svg_canvas::str() const {
       xml_escape(m_label), m_body);
 }
 
-}  // namespace kjudge::detail
+}  // namespace kjudge

@@ -1,6 +1,7 @@
-// A small SVG writer for the HTML reports (report/html.cpp, loop/loop_html.cpp): the plots are
-// drawn here, as text, so a page needs no charting library and no network. Every string given is
-// escaped; classes name the marks so that the page's CSS styles them and tests can count them.
+// A small SVG writer for the HTML reports (report/html.cpp, and loop/loop_html.cpp a layer above):
+// the plots are drawn here, as text, so a page needs no charting library and no network. Every
+// string given is escaped; classes name the marks so that the page's CSS styles them and tests can
+// count them.
 #pragma once
 
 #include <string>
@@ -8,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-namespace kjudge::detail {
+namespace kjudge {
 
 // Escapes the five characters that matter in XML/HTML text and attribute values (& < > " '), so
 // that a string from a result (a candidate's name, its kj_info(), a message) is only ever text.
@@ -62,4 +63,4 @@ class svg_canvas {
   std::string m_class, m_label;
 };
 
-}  // namespace kjudge::detail
+}  // namespace kjudge
