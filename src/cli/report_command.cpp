@@ -96,8 +96,17 @@ int run_report() {
     loop::write_file_atomic(f.md, render_markdown(results[0].result));
   }
   if (!f.html.empty()) {
-    if (results.size() != 1) throw usage_error("report --html: one result for now");
-    loop::write_file_atomic(f.html, render_html(results[0].result));
+    if (results.size() == 1) {
+      loop::write_file_atomic(f.html, render_html(results[0].result));
+    } else {
+      std::vector<json> docs;
+      std::vector<std::string> labels;
+      for (const auto& r : results) {
+        docs.push_back(r.result);
+        labels.push_back(r.label);
+      }
+      loop::write_file_atomic(f.html, render_html_set(docs, labels));
+    }
     std::fprintf(stderr, "wrote %s\n", f.html.c_str());
   }
   if (f.html.empty() && f.md.empty()) {

@@ -15,6 +15,12 @@ namespace kjudge {
 // why: the rule, its reasons, the failing case, the worst element and what the envelope allowed.
 std::string render_html(const nlohmann::json& result);
 
+// The page of a set of results (a suite, a KernelBench level, a batch of runs): KernelBench's
+// fast_p against eager torch, the strongest torch.compile mode and the strongest baseline, one row
+// per result (fastest first), verdicts and rules counted. `labels[i]` names results[i] (its file);
+// an empty label falls back to the problem's name.
+std::string render_html_set(const std::vector<nlohmann::json>& results, const std::vector<std::string>& labels);
+
 namespace html {
 
 // The page around `body`: doctype, charset, title, the shared inline style sheet.

@@ -44,7 +44,9 @@ svg .bar{fill:#0969da}svg .bar.candidate{fill:#1a7f37}svg .bar.compute{fill:#825
 svg .bar-bg{fill:#f6f8fa;stroke:#d0d7de}
 svg .best{fill:none;stroke:#1a7f37;stroke-width:2}svg .band{fill:#1a7f37;opacity:.15}
 svg .rejected{stroke:#cf222e;stroke-width:2;fill:none}
-svg .curve{fill:none;stroke-width:2}
+svg .curve{fill:none;stroke-width:2}svg .c-eager{stroke:#bc4c00}svg .c-compile{stroke:#8250df}
+svg .c-strongest{stroke:#0969da;stroke-dasharray:6 3}
+table.results{font-size:12.5px}table.results td.num{white-space:nowrap}table.results td:first-child,table.results td:last-child{overflow-wrap:anywhere;min-width:9em}
 svg .pt.fam0{fill:#0969da}.swatch.fam0{background:#0969da}svg .pt.fam1{fill:#bc4c00}.swatch.fam1{background:#bc4c00}
 svg .pt.fam2{fill:#1a7f37}.swatch.fam2{background:#1a7f37}svg .pt.fam3{fill:#8250df}.swatch.fam3{background:#8250df}
 svg .pt.fam4{fill:#953800}.swatch.fam4{background:#953800}svg .pt.fam5{fill:#bf3989}.swatch.fam5{background:#bf3989}

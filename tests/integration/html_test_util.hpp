@@ -51,6 +51,29 @@ inline std::filesystem::path html_loop_run(const std::string& name) {
   return dir;
 }
 
+// Three real results for the set page: the honest softmax timed, the fast softmax timed, and a
+// wrong one rejected; written into one directory (and returned).
+inline std::vector<nlohmann::json> html_result_set(const std::filesystem::path& dir) {
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string src = KJUDGE_SOURCE_DIR;
+  const std::vector<std::vector<std::string>> runs{
+      {candidate("ok_honest_softmax.cpp"), "--budget", "1", "--hidden", "2"},
+      {src + "/examples/softmax/fast.cpp", "--budget", "1", "--hidden", "2"},
+      {candidate("wrong_softmax_off_by_scale.cpp"), "--no-timing", "--hidden", "4"}};
+  std::vector<nlohmann::json> out;
+  for (const auto& extra : runs) {
+    std::vector<std::string> args{"eval", "softmax"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto c = kjudge(args);
+    EXPECT_TRUE(c.result.is_object()) << c.r.output;
+    std::ofstream(dir / ("r" + std::to_string(out.size()) + ".json")) << c.result.dump(2);
+    out.push_back(c.result);
+  }
+  std::ofstream(dir / "notes.json") << "{\"not\": \"a result\"}";  // other JSON in the directory is skipped
+  return out;
+}
+
 // The events of a loop's journal.
 inline std::vector<nlohmann::json> journal_events(const std::filesystem::path& dir) {
   std::vector<nlohmann::json> out;

@@ -2,6 +2,7 @@
 // result's figures (one forest mark per case and baseline, one box per party and case, the
 // verdict, the rule and its evidence), a rejection leads with why, an estimate without a CI is
 // drawn without an interval, and no string from a result can become markup.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cctype>
@@ -214,6 +215,65 @@ TEST(Html, LoopPageTellsWhichFamilyWonAndWhen) {
     EXPECT_NE(page.find("<td>" + m["id"].get<std::string>() + "</td>"), std::string::npos) << m;
   EXPECT_EQ(count_of(page, "<script"), 0u);
   EXPECT_NE(page.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
+}
+
+bool correct(const json& r) {
+  const std::string st = r["verdict"]["status"];
+  return st == "ok_faster" || st == "ok_not_faster";
+}
+
+// "<td>vs NAME</td><td class="num">F0</td>..." as the page writes fast_p at p = 0, 1, 1.5, 2, with
+// each value computed here from the documents (KernelBench: correct and speedup > p, over all).
+std::string fast_p_row(const std::string& name, const std::vector<json>& rs, double (*speedup)(const json&)) {
+  std::string row = "<td>vs " + xml_escape(name) + "</td>";
+  for (double p : {0.0, 1.0, 1.5, 2.0}) {
+    std::size_t n = 0;
+    for (const auto& r : rs) n += correct(r) && speedup(r) > p ? 1 : 0;
+    row += "<td class=\"num\">" +
+           fmt::format("{:.1f}%", 100.0 * static_cast<double>(n) / static_cast<double>(rs.size())) + "</td>";
+  }
+  return row;
+}
+
+double headline(const json& r) {
+  return r["speedup"].is_object() ? r["speedup"]["median"].get<double>() : 0.0;
+}
+
+double over_eager(const json& r) {
+  return r["speedup"].is_object() ? r["speedup"]["per_baseline"]["torch:eager"]["median"].get<double>() : 0.0;
+}
+
+TEST(Html, SetPageHoldsFastPAndOneRowPerResultFastestFirst) {
+  const auto dir = test_dir() / "set";
+  const auto rs = html_result_set(dir);
+  ASSERT_EQ(rs.size(), 3u);
+  for (const auto& r : rs) ASSERT_TRUE(r.is_object());
+  ASSERT_TRUE(rs[0]["speedup"]["per_baseline"].contains("torch:eager")) << rs[0]["speedup"].dump();
+  const std::string page = html_page({"report", dir.string()}, "set");
+  ASSERT_FALSE(page.empty());
+  EXPECT_EQ(count_of(page, "<tr class=\"result-row "), rs.size());
+  EXPECT_EQ(count_of(page, "class=\"fastp-curve\""), 2u) << "against eager and the strongest; no compile mode on cpu";
+  EXPECT_NE(page.find(fast_p_row("the strongest baseline", rs, headline)), std::string::npos) << page;
+  EXPECT_NE(page.find(fast_p_row("eager torch (torch:eager)", rs, over_eager)), std::string::npos);
+  EXPECT_NE(page.find("<td>wrong_result</td><td class=\"num\">1</td>"), std::string::npos);
+  EXPECT_NE(page.find("<td>tolerance</td><td class=\"num\">1</td>"), std::string::npos);
+  // Fastest first: the speedups of the rows never increase, and the rejection comes last.
+  std::vector<double> order;
+  for (auto p = page.find("class=\"result-mark\""); p != std::string::npos;
+       p = page.find("class=\"result-mark\"", p + 1)) {
+    const auto m = page.find("data-median=\"", p) + 13;
+    order.push_back(std::stod(page.substr(m, page.find('"', m) - m)));
+  }
+  ASSERT_EQ(order.size(), 2u) << "one mark per timed result";
+  EXPECT_GE(order[0], order[1]);
+  const auto first_ok =
+      std::min(page.find("<tr class=\"result-row ok_faster\">"), page.find("<tr class=\"result-row ok_not_faster\">"));
+  EXPECT_LT(page.rfind("<tr class=\"result-row ok_"), page.find("<tr class=\"result-row rejected\">"));
+  EXPECT_NE(first_ok, std::string::npos);
+  // The same set from the files one by one.
+  const std::string again = html_page(
+      {"report", (dir / "r2.json").string(), (dir / "r0.json").string(), (dir / "r1.json").string()}, "set-files");
+  EXPECT_EQ(count_of(again, "<tr class=\"result-row "), rs.size());
 }
 
 }  // namespace

@@ -60,5 +60,17 @@ TEST(HtmlBrowser, LoopPageRendersInChromium) {
   EXPECT_EQ(c.exit_status, 0) << c.output;
 }
 
+TEST(HtmlBrowser, SetPageRendersInChromium) {
+  REQUIRE_CHROMIUM(chromium);
+  const auto rs = html_result_set(test_dir() / "browser-set");
+  std::size_t timed = 0;
+  for (const auto& r : rs) timed += r["speedup"].is_object() ? 1 : 0;
+  ASSERT_FALSE(html_page({"report", (test_dir() / "browser-set").string()}, "browser-set").empty());
+  const auto c = browser_check(chromium, test_dir() / "browser-set.html",
+                               {"--count", "result-row=" + std::to_string(rs.size()), "--count", "fastp-curve=2",
+                                "--count", "result-mark=" + std::to_string(timed), "--text", "fast_1.5"});
+  EXPECT_EQ(c.exit_status, 0) << c.output;
+}
+
 }  // namespace
 }  // namespace kjudge::test

@@ -92,5 +92,40 @@ TEST(HtmlReport, NeverThrowsOnASparseDocument) {
   }
 }
 
+// fast_p against the strongest compile mode takes, per result, the smallest speedup over any
+// torch:compile baseline; a rejected result never counts, and every result is in the denominator.
+TEST(HtmlReport, FastPAgainstTheStrongestCompileMode) {
+  auto doc = [](const std::string& status, double eager, double c_default, double c_max, double strongest) {
+    return json{{"schema", "kjudge.result/1"},
+                {"problem", {{"name", "p"}}},
+                {"verdict", {{"status", status}}},
+                {"speedup",
+                 {{"median", strongest},
+                  {"per_baseline",
+                   {{"torch:eager", {{"median", eager}}},
+                    {"torch:compile:default", {{"median", c_default}}},
+                    {"torch:compile:max-autotune", {{"median", c_max}}}}}}}};
+  };
+  const std::vector<json> rs{doc("ok_faster", 3.0, 1.6, 1.2, 1.2), doc("ok_not_faster", 2.1, 0.9, 1.4, 0.9),
+                             doc("wrong_result", 5.0, 5.0, 5.0, 5.0), doc("ok_faster", 1.7, 2.5, 2.2, 1.7)};
+  const std::string page = render_html_set(rs, {"a", "b", "c", "d"});
+  // Strongest compile: 1.2, 0.9, (rejected), 2.2 -> above 0: 3 of 4, above 1: 2, above 1.5: 1, above 2: 1.
+  EXPECT_NE(page.find("<td>vs the strongest torch.compile mode</td><td class=\"num\">75.0%</td><td "
+                      "class=\"num\">50.0%</td><td class=\"num\">25.0%</td><td class=\"num\">25.0%</td>"),
+            std::string::npos)
+      << page;
+  // Eager: 3.0, 2.1, (rejected), 1.7 -> 75%, 75%, 75%, 50%.
+  EXPECT_NE(
+      page.find("<td>vs eager torch (torch:eager)</td><td class=\"num\">75.0%</td><td class=\"num\">75.0%</td><td "
+                "class=\"num\">75.0%</td><td class=\"num\">50.0%</td>"),
+      std::string::npos);
+  EXPECT_EQ(count_of(page, "class=\"fastp-curve\""), 3u);
+  EXPECT_EQ(count_of(page, "<tr class=\"result-row "), 4u);
+  // Fastest first by the headline speedup, the rejected one last.
+  EXPECT_LT(page.find("<td>d</td>"), page.find("<td>a</td>"));
+  EXPECT_LT(page.find("<td>a</td>"), page.find("<td>b</td>"));
+  EXPECT_LT(page.find("<td>b</td>"), page.find("<td>c</td>"));
+}
+
 }  // namespace
 }  // namespace kjudge
