@@ -62,8 +62,15 @@ void load_source(const std::string& src, const std::string& db, std::vector<load
     std::sort(files.begin(), files.end());
     std::size_t found = 0;
     for (const auto& f : files) {
-      json j = parse_result(f);
-      if (!is_result(j)) continue;  // a directory of results may hold other JSON (a summary)
+      // A directory of results may hold other files (a summary, a log): skipped, and said so.
+      json j;
+      try {
+        j = parse_result(f);
+      } catch (const usage_error& e) {
+        std::fprintf(stderr, "skipped %s\n", e.what());
+        continue;
+      }
+      if (!is_result(j)) continue;
       out.push_back({std::move(j), f.filename().string()});
       ++found;
     }

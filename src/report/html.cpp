@@ -171,9 +171,18 @@ std::vector<forest_row> forest_rows(const json& r) {
   return rows;
 }
 
+// A case's rows under a line of their own that names it, so that the baselines' names (up to
+// "torch:compile:max-autotune-no-cudagraphs (strongest)") have the whole left margin.
 std::string forest_plot(const std::vector<forest_row>& rows) {
-  const double left = 330, right = 700, row_h = 22, top = 24;
-  const double height = top + row_h * static_cast<double>(rows.size()) + 30;
+  const double left = 370, right = 720, row_h = 20, top = 24;
+  std::vector<double> y_of(rows.size());
+  double y = top;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (i == 0 || rows[i].case_label != rows[i - 1].case_label) y += row_h;
+    y_of[i] = y + row_h / 2;
+    y += row_h;
+  }
+  const double axis_y = y + 4;
   double lo = 1.0, hi = 1.0;
   for (const auto& f : rows) {
     svg_extend(lo, hi, f.median, true);
@@ -183,31 +192,28 @@ std::string forest_plot(const std::vector<forest_row>& rows) {
     }
   }
   svg_axis ax{lo / 1.15, hi * 1.15, left, right, true};
-  svg_canvas s(900, height, "forest", "speedup of the candidate per case and baseline, log scale, 95% CI");
-  const double axis_y = top + row_h * static_cast<double>(rows.size()) + 4;
+  svg_canvas s(900, axis_y + 26, "forest", "speedup of the candidate per case and baseline, log scale, 95% CI");
   s.x_axis(ax, axis_y, top - 10, speedup_tick);
   s.line(ax.map(1.0), top - 10, ax.map(1.0), axis_y, "unity");
   s.text(ax.map(1.0), top - 12, "1x: as fast", "note", "middle");
-  std::string last_case;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const auto& f = rows[i];
-    const double y = top + row_h * (static_cast<double>(i) + 0.5);
+    if (i == 0 || f.case_label != rows[i - 1].case_label) s.text(8, y_of[i] - row_h + 4, f.case_label, "label-strong");
     std::string text_ci =
         format_speedup(f.median) +
         (f.ci ? fmt::format(" [{}, {}]", fixed_sig(f.ci->first), fixed_sig(f.ci->second)) : "  " + f.estimate);
     s.group(f.total ? "forest-total" : "forest-mark",
             {{"case", f.case_label}, {"baseline", f.baseline}, {"median", fmt::format("{:.6g}", f.median)}});
-    if (f.case_label != last_case) s.text(8, y + 4, f.case_label, "label-strong");
-    last_case = f.case_label;
-    s.text(left - 8, y + 4, f.baseline + (f.strongest ? " (strongest)" : ""), f.strongest ? "label-strong" : "", "end");
-    if (f.ci) s.line(ax.map(f.ci->first), y, ax.map(f.ci->second), y, "ci");
+    s.text(left - 8, y_of[i] + 4, f.baseline + (f.strongest ? " (strongest)" : ""), f.strongest ? "label-strong" : "",
+           "end");
+    if (f.ci) s.line(ax.map(f.ci->first), y_of[i], ax.map(f.ci->second), y_of[i], "ci");
     // Hollow wherever there is no interval, the geometric means included.
     const std::string cls = !f.estimate.empty() ? "pt estimate"
                             : f.total           ? "pt total"
                             : f.strongest       ? "pt strongest"
                                                 : "pt";
-    s.circle(ax.map(f.median), y, f.strongest || f.total ? 5 : 4, cls, f.baseline + ": " + text_ci);
-    s.text(right + 10, y + 4, text_ci, f.estimate.empty() ? "" : "note");
+    s.circle(ax.map(f.median), y_of[i], f.strongest || f.total ? 5 : 4, cls, f.baseline + ": " + text_ci);
+    s.text(right + 10, y_of[i] + 4, text_ci, f.estimate.empty() ? "" : "note");
     s.end_group();
   }
   return s.str();

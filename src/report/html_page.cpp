@@ -21,7 +21,7 @@ pre{background:#f6f8fa;border:1px solid #d0d7de;padding:8px;overflow-x:auto;whit
  word-break:break-all}
 table{border-collapse:collapse;margin:6px 0 12px}th,td{border:1px solid #d0d7de;padding:3px 8px;
  text-align:left;vertical-align:top}th{background:#f6f8fa}td.num,th.num{text-align:right;
- font-variant-numeric:tabular-nums}
+ font-variant-numeric:tabular-nums}td.num{white-space:nowrap}
 table.facts th{background:none;font-weight:600;white-space:nowrap}
 table.facts td,table.census td:last-child,table.cases td:last-child{overflow-wrap:anywhere}
 .badge{display:inline-block;padding:2px 10px;border-radius:12px;font-weight:700;color:#fff}
@@ -46,7 +46,7 @@ svg .best{fill:none;stroke:#1a7f37;stroke-width:2}svg .band{fill:#1a7f37;opacity
 svg .rejected{stroke:#cf222e;stroke-width:2;fill:none}
 svg .curve{fill:none;stroke-width:2}svg .c-eager{stroke:#bc4c00}svg .c-compile{stroke:#8250df}
 svg .c-strongest{stroke:#0969da;stroke-dasharray:6 3}
-table.results{font-size:12.5px}table.results td.num{white-space:nowrap}table.results td:first-child,table.results td:last-child{overflow-wrap:anywhere;min-width:9em}
+table.results{font-size:12.5px}table.results td:first-child,table.results td:last-child{overflow-wrap:anywhere;min-width:9em}
 svg .pt.fam0{fill:#0969da}.swatch.fam0{background:#0969da}svg .pt.fam1{fill:#bc4c00}.swatch.fam1{background:#bc4c00}
 svg .pt.fam2{fill:#1a7f37}.swatch.fam2{background:#1a7f37}svg .pt.fam3{fill:#8250df}.swatch.fam3{background:#8250df}
 svg .pt.fam4{fill:#953800}.swatch.fam4{background:#953800}svg .pt.fam5{fill:#bf3989}.swatch.fam5{background:#bf3989}
