@@ -2,6 +2,9 @@
 // and, where Chromium is installed, render the page headless (tests/browser/check_page.py).
 #pragma once
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -83,9 +86,16 @@ inline std::vector<nlohmann::json> journal_events(const std::filesystem::path& d
   return out;
 }
 
+// Debian's `chromium` on PATH; "" where there is none.
 inline std::string chromium_path() {
-  for (const char* dir : {"/usr/bin", "/usr/local/bin", "/snap/bin"})
-    if (std::filesystem::exists(std::string(dir) + "/chromium")) return std::string(dir) + "/chromium";
+  const char* path = std::getenv("PATH");
+  std::string dirs = path != nullptr ? path : "/usr/bin:/bin";
+  for (std::size_t pos = 0; pos <= dirs.size();) {
+    const auto colon = std::min(dirs.find(':', pos), dirs.size());
+    const std::filesystem::path exe = std::filesystem::path(dirs.substr(pos, colon - pos)) / "chromium";
+    if (colon > pos && ::access(exe.c_str(), X_OK) == 0) return exe.string();
+    pos = colon + 1;
+  }
   return "";
 }
 
