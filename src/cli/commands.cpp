@@ -21,6 +21,7 @@
 #include "cli/loop_command.hpp"
 #include "cli/python_commands.hpp"
 #include "cli/redteam_command.hpp"
+#include "cli/report_command.hpp"
 #include "core/error.hpp"
 #include "core/hash.hpp"
 #include "core/json_file.hpp"
@@ -832,6 +833,7 @@ int run(int argc, char** argv) {
   add_loop_command(app);
   add_python_commands(app);
   add_redteam_command(app);
+  add_report_command(app);
 
   try {
     app.parse(argc, argv);
@@ -849,6 +851,7 @@ int run(int argc, char** argv) {
   if (run_loop_command_if_selected(sub_status)) return sub_status;
   if (run_python_command_if_selected(sub_status)) return sub_status;
   if (run_redteam_command_if_selected(sub_status)) return sub_status;
+  if (run_report_command_if_selected(sub_status)) return sub_status;
   if (app.got_subcommand("list")) return cmd_list();
   if (app.got_subcommand("show")) return cmd_show(problem);
   if (app.got_subcommand("eval")) return cmd_eval(ef, problem, candidate);

@@ -8,6 +8,7 @@
 #include "core/json_file.hpp"
 #include "loop/journal.hpp"
 #include "loop/loop.hpp"
+#include "loop/loop_html.hpp"
 #include "loop/loop_report.hpp"
 #include "report/report.hpp"
 
@@ -25,7 +26,7 @@ struct loop_flags {
   std::string resume;
   bool no_sandbox = false;
   bool quiet = false;
-  std::string report_dir, report_svg, report_json;
+  std::string report_dir, report_svg, report_json, report_html;
   CLI::App* loop = nullptr;
   CLI::App* report = nullptr;
   CLI::Option* budget_opt = nullptr;
@@ -45,6 +46,10 @@ int run_report() {
   const fs::path svg = f.report_svg.empty() ? dir / "report" / "trajectory.svg" : fs::path(f.report_svg);
   loop::write_file_atomic(svg, loop::render_trajectory_svg(st));
   std::cout << loop::render_loop_report(st, dir, svg);
+  if (!f.report_html.empty()) {
+    loop::write_file_atomic(f.report_html, loop::render_loop_html(st, dir));
+    std::cout << "page: " << f.report_html << "\n";
+  }
   if (!f.report_json.empty()) {
     nlohmann::json doc{{"schema", "kjudge.loop.report/1"},
                        {"workdir", dir.string()},
@@ -119,6 +124,8 @@ void add_loop_command(CLI::App& app) {
   r->add_option("DIR", f.report_dir, "the run's workdir")->required();
   r->add_option("--svg", f.report_svg, "where to write the plot (default DIR/report/trajectory.svg)");
   r->add_option("--json", f.report_json, "also write the trajectory as JSON");
+  r->add_option("--html", f.report_html,
+                "also write a self-contained HTML page: the winner, the trajectory, families, beam, accepted diffs");
 }
 
 bool run_loop_command_if_selected(int& exit_status) {

@@ -15,12 +15,10 @@
 #include "core/error.hpp"
 #include "core/json_path.hpp"
 #include "core/verdict_status.hpp"
+#include "report/detail/result_fields.hpp"
 
 namespace kjudge {
 namespace detail {
-namespace {
-
-using json = nlohmann::json;
 
 // ---- lenient access: every field of a result document may be null or absent ----
 
@@ -52,7 +50,7 @@ std::string scalar_text(const json& v) {
 // ---- number formatting ----
 
 // Fixed notation with `sig` significant digits; never scientific (values here span ns to hours).
-std::string fixed_sig(double v, int sig = 3) {
+std::string fixed_sig(double v, int sig) {
   if (v == 0.0) return "0";
   const int e = static_cast<int>(std::floor(std::log10(std::fabs(v))));
   return fmt::format("{:.{}f}", v, std::max(0, sig - 1 - e));
@@ -116,6 +114,8 @@ std::string candidate_file_name(const json& r) {
   auto name = std::filesystem::path(*p).filename().string();
   return name.empty() ? *p : name;
 }
+
+namespace {
 
 // ---- text tables ----
 
@@ -225,7 +225,11 @@ std::string md_table(const std::vector<std::string>& header, const std::vector<b
   return out;
 }
 
+}  // namespace
+
 // ---- shared summaries ----
+
+namespace {
 
 struct case_counts {
   int total = 0;
@@ -281,6 +285,8 @@ case_counts count_cases(const json& r) {
   }
   return n;
 }
+
+}  // namespace
 
 std::string cases_sentence(const json& r) {
   auto n = count_cases(r);
@@ -405,7 +411,6 @@ std::string case_label(const json& c) {
   return out;
 }
 
-}  // namespace
 }  // namespace detail
 
 // ---------------------------------------------------------------------------------------------
