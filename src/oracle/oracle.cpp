@@ -231,93 +231,104 @@ double envelope_values::operator[](std::size_t i) const {
   return std::binary_search(m_kinked.begin(), m_kinked.end(), i) ? std::max(r, m_kink_floor) : r;
 }
 
-compare_result compare_output_envelope(const host_tensor& out, const host_tensor& ref64, const host_tensor& ref_same,
-                                       const envelope_values& envelope, const tolerance& tol, double k) {
-  require_same_numel(out, ref64, "compare_output");
-  require_same_numel(out, ref_same, "compare_output");
-  if (envelope.size() != out.numel()) throw std::invalid_argument("compare_output: envelope size differs");
+namespace {
 
-  compare_result res;
-  res.output_name = out.desc().name;
-  const std::size_t n = out.numel();
-  if (n == 0) return res;
-  const dtype t = out.desc().type;
+// One chunk's share of compare_output_envelope's sums, counts and maxima, merged in chunk order
+// (core/parallel.hpp).
+struct chunk_partial {
+  double sum_sq_ref = 0.0, sum_sq_same_err = 0.0, sum_sq_err = 0.0, max_abs = 0.0, max_rel = 0.0;
+  std::size_t n_bad = 0, n_unwritten = 0, n_nan = 0;
+  std::size_t first_unwritten = 0, first_mismatch = 0;
+  double worst_ratio = -1.0;  // worst finite element by err/allowed; -1 until one is seen
+  std::size_t worst_index = 0;
+  double worst_allowed = 0.0;
+};
 
-  // An integer output that legitimately equals the poison value cannot be told apart from an
-  // unwritten one; it counts as written when the reference has that very value.
-  const bool integer = !is_float(t);
-  const double int_poison = integer ? integer_poison_value(t) : 0.0;
+// What the element scan needs besides the elements: the bounds and the integer poison rule (an
+// integer output that legitimately equals the poison value cannot be told apart from an
+// unwritten one; it counts as written when the reference has that very value).
+struct scan_bounds {
+  const envelope_values& envelope;
+  const tolerance& tol;
+  double k = 0.0;
+  bool integer = false;
+  double int_poison = 0.0;
+};
 
-  // Per chunk, merged in chunk order below (core/parallel.hpp).
-  struct partial {
-    double sum_sq_ref = 0.0, sum_sq_same_err = 0.0, sum_sq_err = 0.0, max_abs = 0.0, max_rel = 0.0;
-    std::size_t n_bad = 0, n_unwritten = 0, n_nan = 0;
-    std::size_t first_unwritten = 0, first_mismatch = 0;
-    double worst_ratio = -1.0;  // worst finite element by err/allowed; -1 until one is seen
-    std::size_t worst_index = 0;
-    double worst_allowed = 0.0;
-  };
-  std::vector<partial> chunks(detail::oracle_threads(n));
-  // The element loop, instantiated per output dtype (out_at, poisoned_at) and reference storage
-  // (ref_at): through load_as_double's per-element switch it ran at a third of the memory
-  // bandwidth, the largest part of a recheck on 67M-element cases.
-  const auto loop = [&](std::size_t c, std::size_t begin, std::size_t end, auto out_at, auto poisoned_at, auto ref_at) {
-    // A local, stored once at the end: the reference is read through a double*, which may alias
-    // a partial's doubles, so accumulating in chunks[c] stored to it on every element, and the
-    // partials of neighbouring threads share cache lines (2 threads here: 4.13 -> 2.71 ns per
-    // element, kjudge-oracle-bench; the likely cause of a 1.6e9-element comparison taking ~2.1 s
-    // on the H200 host where the envelope's pass over as many bytes took 0.3 s).
-    partial q;
-    // The row's envelope, advanced at row boundaries (no division per element).
-    const std::size_t row_len = envelope.row_length();
-    std::size_t row = begin / row_len, row_end = (row + 1) * row_len;
-    double row_env = begin < end ? envelope.row(row) : 0.0;
-    // The next kinked element at or after i (none: `end`).
-    const std::vector<std::size_t>& kinked = envelope.kinked();
-    auto next_kink = std::lower_bound(kinked.begin(), kinked.end(), begin);
-    std::size_t kink_at = next_kink != kinked.end() ? *next_kink : end;
-    for (std::size_t i = begin; i < end; ++i) {
-      if (i == row_end) {
-        row_env = envelope.row(++row);
-        row_end += row_len;
-      }
-      double env = row_env;
-      if (i == kink_at) {
-        env = std::max(env, envelope.kink_floor());
-        kink_at = ++next_kink != kinked.end() ? *next_kink : end;
-      }
-      const double r = ref_at(i);
-      if (std::isfinite(r)) {
-        q.sum_sq_ref += r * r;
-        q.sum_sq_same_err += env * env;
-      }
-      if (poisoned_at(i) && !(integer && r == int_poison)) {
-        if (q.n_unwritten++ == 0) q.first_unwritten = i;
-        continue;
-      }
-      const double o = out_at(i);
-      if (!std::isfinite(o) || !std::isfinite(r)) {
-        if (!nonfinite_match(o, r) && q.n_nan++ == 0) q.first_mismatch = i;
-        continue;
-      }
-      const double abs_err = std::fabs(o - r);
-      const double rel_err = r != 0.0 ? abs_err / std::fabs(r) : abs_err;
-      const double allowed = std::max(tol.atol + tol.rtol * std::fabs(r), k * env);
-      const double ratio = allowed > 0.0   ? abs_err / allowed
-                           : abs_err > 0.0 ? std::numeric_limits<double>::infinity()
-                                           : 0.0;
-      if (abs_err > allowed) ++q.n_bad;
-      q.max_abs = std::max(q.max_abs, abs_err);
-      q.max_rel = std::max(q.max_rel, rel_err);
-      q.sum_sq_err += abs_err * abs_err;
-      if (ratio > q.worst_ratio) {
-        q.worst_ratio = ratio;
-        q.worst_index = i;
-        q.worst_allowed = allowed;
-      }
+// The element loop over [begin, end), instantiated per output dtype (out_at, poisoned_at) and
+// reference storage (ref_at): through load_as_double's per-element switch it ran at a third of
+// the memory bandwidth, the largest part of a recheck on 67M-element cases. It accumulates in a
+// local returned once at the end: the reference is read through a double*, which may alias a
+// partial's doubles, so accumulating in the shared vector stored to it on every element, and the
+// partials of neighbouring threads share cache lines (2 threads here: 4.13 -> 2.71 ns per
+// element, kjudge-oracle-bench; the likely cause of a 1.6e9-element comparison taking ~2.1 s on
+// the H200 host where the envelope's pass over as many bytes took 0.3 s).
+template <class OutAt, class PoisonedAt, class RefAt>
+chunk_partial scan_chunk(const scan_bounds& b, std::size_t begin, std::size_t end, OutAt out_at, PoisonedAt poisoned_at,
+                         RefAt ref_at) {
+  const envelope_values& envelope = b.envelope;
+  const tolerance& tol = b.tol;
+  const double k = b.k;
+  const bool integer = b.integer;
+  const double int_poison = b.int_poison;
+  chunk_partial q;
+  // The row's envelope, advanced at row boundaries (no division per element).
+  const std::size_t row_len = envelope.row_length();
+  std::size_t row = begin / row_len, row_end = (row + 1) * row_len;
+  double row_env = begin < end ? envelope.row(row) : 0.0;
+  // The next kinked element at or after i (none: `end`).
+  const std::vector<std::size_t>& kinked = envelope.kinked();
+  auto next_kink = std::lower_bound(kinked.begin(), kinked.end(), begin);
+  std::size_t kink_at = next_kink != kinked.end() ? *next_kink : end;
+  for (std::size_t i = begin; i < end; ++i) {
+    if (i == row_end) {
+      row_env = envelope.row(++row);
+      row_end += row_len;
     }
-    chunks[c] = q;
-  };
+    double env = row_env;
+    if (i == kink_at) {
+      env = std::max(env, envelope.kink_floor());
+      kink_at = ++next_kink != kinked.end() ? *next_kink : end;
+    }
+    const double r = ref_at(i);
+    if (std::isfinite(r)) {
+      q.sum_sq_ref += r * r;
+      q.sum_sq_same_err += env * env;
+    }
+    if (poisoned_at(i) && !(integer && r == int_poison)) {
+      if (q.n_unwritten++ == 0) q.first_unwritten = i;
+      continue;
+    }
+    const double o = out_at(i);
+    if (!std::isfinite(o) || !std::isfinite(r)) {
+      if (!nonfinite_match(o, r) && q.n_nan++ == 0) q.first_mismatch = i;
+      continue;
+    }
+    const double abs_err = std::fabs(o - r);
+    const double rel_err = r != 0.0 ? abs_err / std::fabs(r) : abs_err;
+    const double allowed = std::max(tol.atol + tol.rtol * std::fabs(r), k * env);
+    const double ratio = allowed > 0.0   ? abs_err / allowed
+                         : abs_err > 0.0 ? std::numeric_limits<double>::infinity()
+                                         : 0.0;
+    if (abs_err > allowed) ++q.n_bad;
+    q.max_abs = std::max(q.max_abs, abs_err);
+    q.max_rel = std::max(q.max_rel, rel_err);
+    q.sum_sq_err += abs_err * abs_err;
+    if (ratio > q.worst_ratio) {
+      q.worst_ratio = ratio;
+      q.worst_index = i;
+      q.worst_allowed = allowed;
+    }
+  }
+  return q;
+}
+
+// scan_chunk over all n elements of out, one partial per chunk, with the element readers picked
+// by the output's dtype and the reference's storage.
+std::vector<chunk_partial> scan_chunks(const host_tensor& out, const host_tensor& ref64, const scan_bounds& b) {
+  const std::size_t n = out.numel();
+  const dtype t = out.desc().type;
+  std::vector<chunk_partial> chunks(detail::oracle_threads(n));
   const void* out_data = out.data();
   const auto generic_out = [out_data, t](std::size_t i) { return load_as_double(out_data, t, i); };
   const auto generic_poison = [out_data, t](std::size_t i) { return is_poison(out_data, t, i); };
@@ -325,96 +336,87 @@ compare_result compare_output_envelope(const host_tensor& out, const host_tensor
   const bool ref_f64 = ref64.desc().type == dtype::f64;
   detail::parallel_chunks(n, 1, [&](std::size_t c, std::size_t begin, std::size_t end) {
     if (!ref_f64) {
-      loop(c, begin, end, generic_out, generic_poison, [&](std::size_t i) { return ref64.get(i); });
+      chunks[c] = scan_chunk(b, begin, end, generic_out, generic_poison, [&](std::size_t i) { return ref64.get(i); });
       return;
     }
     const auto ref_at = [r64](std::size_t i) { return r64[i]; };
     if (t == dtype::f32) {
       const auto* po = static_cast<const std::uint32_t*>(out_data);
-      loop(
-          c, begin, end, [po](std::size_t i) { return static_cast<double>(std::bit_cast<float>(po[i])); },
+      chunks[c] = scan_chunk(
+          b, begin, end, [po](std::size_t i) { return static_cast<double>(std::bit_cast<float>(po[i])); },
           [po](std::size_t i) { return po[i] == poison_f32_bits; }, ref_at);
     } else if (t == dtype::bf16) {
       const auto* po = static_cast<const std::uint16_t*>(out_data);
-      loop(
-          c, begin, end, [po](std::size_t i) { return static_cast<double>(bf16_to_float(po[i])); },
+      chunks[c] = scan_chunk(
+          b, begin, end, [po](std::size_t i) { return static_cast<double>(bf16_to_float(po[i])); },
           [po](std::size_t i) { return po[i] == poison_16_bits; }, ref_at);
     } else if (t == dtype::f64) {
       const auto* po = static_cast<const std::uint64_t*>(out_data);
-      loop(
-          c, begin, end, [po](std::size_t i) { return std::bit_cast<double>(po[i]); },
+      chunks[c] = scan_chunk(
+          b, begin, end, [po](std::size_t i) { return std::bit_cast<double>(po[i]); },
           [po](std::size_t i) { return po[i] == poison_f64_bits; }, ref_at);
     } else {
-      loop(c, begin, end, generic_out, generic_poison, ref_at);
+      chunks[c] = scan_chunk(b, begin, end, generic_out, generic_poison, ref_at);
     }
   });
-  double sum_sq_ref = 0.0, sum_sq_same_err = 0.0, sum_sq_err = 0.0;
-  std::size_t first_unwritten = 0, first_mismatch = 0;
-  double worst_ratio = -1.0;
-  std::size_t worst_index = 0;
-  double worst_allowed = 0.0;
-  for (const partial& q : chunks) {  // chunk order = index order: "first" and ties keep the lowest index
-    sum_sq_ref += q.sum_sq_ref;
-    sum_sq_same_err += q.sum_sq_same_err;
-    sum_sq_err += q.sum_sq_err;
+  return chunks;
+}
+
+// Merges the chunks in chunk order = index order: "first" and ties keep the lowest index. The
+// counts and maxima go to res; the sums and the first and worst elements are returned.
+chunk_partial merge_chunks(const std::vector<chunk_partial>& chunks, compare_result& res) {
+  chunk_partial m;
+  for (const chunk_partial& q : chunks) {
+    m.sum_sq_ref += q.sum_sq_ref;
+    m.sum_sq_same_err += q.sum_sq_same_err;
+    m.sum_sq_err += q.sum_sq_err;
     res.max_abs_err = std::max(res.max_abs_err, q.max_abs);
     res.max_rel_err = std::max(res.max_rel_err, q.max_rel);
     res.n_bad += q.n_bad;
-    if (q.n_unwritten > 0 && res.n_unwritten == 0) first_unwritten = q.first_unwritten;
+    if (q.n_unwritten > 0 && res.n_unwritten == 0) m.first_unwritten = q.first_unwritten;
     res.n_unwritten += q.n_unwritten;
-    if (q.n_nan > 0 && res.n_nan_mismatch == 0) first_mismatch = q.first_mismatch;
+    if (q.n_nan > 0 && res.n_nan_mismatch == 0) m.first_mismatch = q.first_mismatch;
     res.n_nan_mismatch += q.n_nan;
-    if (q.worst_ratio > worst_ratio) {
-      worst_ratio = q.worst_ratio;
-      worst_index = q.worst_index;
-      worst_allowed = q.worst_allowed;
+    if (q.worst_ratio > m.worst_ratio) {
+      m.worst_ratio = q.worst_ratio;
+      m.worst_index = q.worst_index;
+      m.worst_allowed = q.worst_allowed;
     }
   }
+  return m;
+}
 
-  // With an all-zero (or all non-finite) reference the relative norm is undefined: the absolute
-  // norm is reported and the elementwise bound, which carries atol, decides alone.
-  const double ref_norm = std::sqrt(sum_sq_ref);
-  const bool norm_applies = ref_norm > 0.0;
-  res.norm_rel_err = norm_applies ? std::sqrt(sum_sq_err) / ref_norm : std::sqrt(sum_sq_err);
-  res.norm_allowed = norm_applies ? std::max(tol.rtol, k * std::sqrt(sum_sq_same_err) / ref_norm) : tol.rtol;
-  const bool norm_bad = norm_applies && res.norm_rel_err > res.norm_allowed;
+// The evidence for element i: its coordinates, values and errors, and the bound it had.
+element_report make_element_report(const host_tensor& out, const host_tensor& ref64, const host_tensor& ref_same,
+                                   std::size_t i, double allowed) {
+  element_report w;
+  w.index = i;
+  w.coords = unravel(out.desc(), i);
+  w.out = out.get(i);
+  w.ref = ref64.get(i);
+  w.ref_same = ref_same.get(i);
+  w.abs_err = std::fabs(w.out - w.ref);
+  w.rel_err = w.ref != 0.0 ? w.abs_err / std::fabs(w.ref) : w.abs_err;
+  w.allowed = allowed;
+  return w;
+}
 
-  const auto make_report = [&](std::size_t i, double allowed) {
-    element_report w;
-    w.index = i;
-    w.coords = unravel(out.desc(), i);
-    w.out = out.get(i);
-    w.ref = ref64.get(i);
-    w.ref_same = ref_same.get(i);
-    w.abs_err = std::fabs(w.out - w.ref);
-    w.rel_err = w.ref != 0.0 ? w.abs_err / std::fabs(w.ref) : w.abs_err;
-    w.allowed = allowed;
-    return w;
-  };
-  // A non-finite mismatch outranks any finite error: no bound admits it.
-  std::optional<element_report> worst_finite;
-  if (worst_ratio >= 0.0) worst_finite = make_report(worst_index, worst_allowed);
-  if (res.n_nan_mismatch > 0)
-    res.worst = make_report(first_mismatch, 0.0);
-  else
-    res.worst = worst_finite;
-
-  res.pass = res.n_unwritten == 0 && res.n_nan_mismatch == 0 && res.n_bad == 0 && !norm_bad;
-  if (res.pass) return res;
-
-  // One line, most fundamental failure first.
+// The failure reason of a failed comparison: one line, most fundamental failure first.
+std::string failure_reason(const host_tensor& out, const host_tensor& ref64, const compare_result& res,
+                           const chunk_partial& merged, const std::optional<element_report>& worst_finite,
+                           bool norm_bad) {
   std::vector<std::string> parts;
-  const std::string total = std::to_string(n);
+  const std::string total = std::to_string(out.numel());
   if (res.n_unwritten > 0) {
     parts.push_back(std::to_string(res.n_unwritten) + " of " + total +
                     " elements never written (poison left); first at " +
-                    coords_string(unravel(out.desc(), first_unwritten)));
+                    coords_string(unravel(out.desc(), merged.first_unwritten)));
   }
   if (res.n_nan_mismatch > 0) {
-    const double o = out.get(first_mismatch);
-    const double r = ref64.get(first_mismatch);
+    const double o = out.get(merged.first_mismatch);
+    const double r = ref64.get(merged.first_mismatch);
     std::string s = std::string(value_class(o)) + " where the reference is " + value_class(r) + " at " +
-                    coords_string(unravel(out.desc(), first_mismatch));
+                    coords_string(unravel(out.desc(), merged.first_mismatch));
     if (res.n_nan_mismatch > 1) {
       s += " (" + std::to_string(res.n_nan_mismatch) + " non-finite mismatches)";
     }
@@ -430,7 +432,48 @@ compare_result compare_output_envelope(const host_tensor& out, const host_tensor
     parts.push_back("relative norm error " + fmt("%.2g", res.norm_rel_err) + " exceeds " +
                     fmt("%.2g", res.norm_allowed));
   }
-  for (std::size_t p = 0; p < parts.size(); ++p) res.reason += (p ? "; " : "") + parts[p];
+  std::string reason;
+  for (std::size_t p = 0; p < parts.size(); ++p) reason += (p ? "; " : "") + parts[p];
+  return reason;
+}
+
+}  // namespace
+
+compare_result compare_output_envelope(const host_tensor& out, const host_tensor& ref64, const host_tensor& ref_same,
+                                       const envelope_values& envelope, const tolerance& tol, double k) {
+  require_same_numel(out, ref64, "compare_output");
+  require_same_numel(out, ref_same, "compare_output");
+  if (envelope.size() != out.numel()) throw std::invalid_argument("compare_output: envelope size differs");
+
+  compare_result res;
+  res.output_name = out.desc().name;
+  const std::size_t n = out.numel();
+  if (n == 0) return res;
+  const dtype t = out.desc().type;
+  const bool integer = !is_float(t);
+  const scan_bounds bounds{envelope, tol, k, integer, integer ? integer_poison_value(t) : 0.0};
+  const chunk_partial merged = merge_chunks(scan_chunks(out, ref64, bounds), res);
+
+  // With an all-zero (or all non-finite) reference the relative norm is undefined: the absolute
+  // norm is reported and the elementwise bound, which carries atol, decides alone.
+  const double ref_norm = std::sqrt(merged.sum_sq_ref);
+  const bool norm_applies = ref_norm > 0.0;
+  res.norm_rel_err = norm_applies ? std::sqrt(merged.sum_sq_err) / ref_norm : std::sqrt(merged.sum_sq_err);
+  res.norm_allowed = norm_applies ? std::max(tol.rtol, k * std::sqrt(merged.sum_sq_same_err) / ref_norm) : tol.rtol;
+  const bool norm_bad = norm_applies && res.norm_rel_err > res.norm_allowed;
+
+  // A non-finite mismatch outranks any finite error: no bound admits it.
+  std::optional<element_report> worst_finite;
+  if (merged.worst_ratio >= 0.0)
+    worst_finite = make_element_report(out, ref64, ref_same, merged.worst_index, merged.worst_allowed);
+  if (res.n_nan_mismatch > 0)
+    res.worst = make_element_report(out, ref64, ref_same, merged.first_mismatch, 0.0);
+  else
+    res.worst = worst_finite;
+
+  res.pass = res.n_unwritten == 0 && res.n_nan_mismatch == 0 && res.n_bad == 0 && !norm_bad;
+  if (res.pass) return res;
+  res.reason = failure_reason(out, ref64, res, merged, worst_finite, norm_bad);
   return res;
 }
 

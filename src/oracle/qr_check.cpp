@@ -136,6 +136,186 @@ double badness(double x) {
   return std::isnan(x) ? std::numeric_limits<double>::infinity() : x;
 }
 
+// The batch read into double, and what is wrong with it element by element.
+struct qr_inputs {
+  std::vector<double> a64, h64, tau64;
+  // Per matrix: whether A is finite, whether H and tau are written and finite.
+  std::vector<char> checkable;
+  std::size_t unwritten_h = 0, unwritten_tau = 0, nonfinite_h = 0, nonfinite_tau = 0;
+  std::size_t first_unwritten_h = 0, first_unwritten_tau = 0, first_nonfinite_h = 0, first_nonfinite_tau = 0;
+  // tau outside what a Householder reflector can have (see find_bad_tau); tau_bad per matrix.
+  std::size_t bad_tau = 0, first_bad_tau = 0;
+  std::vector<char> tau_bad;
+};
+
+// Reads the batch of `batch` n x n matrices into double and counts the unwritten and non-finite
+// elements of H and tau; n_skipped counts the matrices whose A is not finite.
+qr_inputs load_inputs(const host_tensor& A, const host_tensor& H, const host_tensor& tau, std::size_t n,
+                      std::size_t batch, std::size_t& n_skipped) {
+  const std::size_t nn = n * n;
+  qr_inputs in;
+  in.checkable.assign(batch, 1);
+  in.a64.resize(A.numel());
+  in.h64.resize(H.numel());
+  in.tau64.resize(tau.numel());
+  for (std::size_t b = 0; b < batch; ++b) {
+    bool a_finite = true;
+    for (std::size_t e = b * nn; e < (b + 1) * nn; ++e) {
+      in.a64[e] = A.get(e);
+      a_finite = a_finite && std::isfinite(in.a64[e]);
+    }
+    if (!a_finite) {
+      // Nothing to check against (the judge redraws such cases unless the spec keeps them).
+      in.checkable[b] = 0;
+      ++n_skipped;
+    }
+    for (std::size_t e = b * nn; e < (b + 1) * nn; ++e) {
+      if (is_poison(H.data(), H.desc().type, e)) {
+        if (in.unwritten_h++ == 0) in.first_unwritten_h = e;
+        in.checkable[b] = 0;
+        continue;
+      }
+      in.h64[e] = H.get(e);
+      if (a_finite && !std::isfinite(in.h64[e])) {
+        if (in.nonfinite_h++ == 0) in.first_nonfinite_h = e;
+        in.checkable[b] = 0;
+      }
+    }
+    for (std::size_t e = b * n; e < (b + 1) * n; ++e) {
+      if (is_poison(tau.data(), tau.desc().type, e)) {
+        if (in.unwritten_tau++ == 0) in.first_unwritten_tau = e;
+        in.checkable[b] = 0;
+        continue;
+      }
+      in.tau64[e] = tau.get(e);
+      if (a_finite && !std::isfinite(in.tau64[e])) {
+        if (in.nonfinite_tau++ == 0) in.first_nonfinite_tau = e;
+        in.checkable[b] = 0;
+      }
+    }
+  }
+  return in;
+}
+
+// A real Householder reflector I - tau v vᵀ with v(0) = 1 is orthogonal only for tau = 0 or
+// tau = 2 / vᵀv, in (0, 2]. The allowance covers the rounding of tau = 2 itself.
+void find_bad_tau(qr_inputs& in, std::size_t n, std::size_t batch, double bound) {
+  const double tau_max = 2.0 * (1.0 + bound);
+  in.tau_bad.assign(batch, 0);
+  for (std::size_t e = 0; e < in.tau64.size(); ++e) {
+    if (!in.checkable[e / n] || std::fabs(in.tau64[e]) <= tau_max) continue;
+    if (in.bad_tau++ == 0) in.first_bad_tau = e;
+    in.tau_bad[e / n] = 1;
+  }
+}
+
+// The O(n³) part, per checkable matrix, spread over threads (0: up to 16, the hardware's).
+std::vector<matrix_errors> evaluate_matrices(const qr_inputs& in, std::size_t n, std::size_t batch, unsigned threads) {
+  const std::size_t nn = n * n;
+  std::vector<matrix_errors> errs(batch);
+  unsigned nt = threads != 0 ? threads : std::min(16u, std::max(1u, std::thread::hardware_concurrency()));
+  nt = static_cast<unsigned>(std::min<std::size_t>(nt, batch));
+  // Small work is not worth a thread: below ~1e6 flops per thread stay on this one.
+  if (static_cast<double>(batch) * static_cast<double>(nn) * static_cast<double>(n) < 1e6 * nt) nt = 1;
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    scratch s(n);
+    for (std::size_t b = next++; b < batch; b = next++)
+      if (in.checkable[b])
+        errs[b] = evaluate_matrix(in.a64.data() + b * nn, in.h64.data() + b * nn, in.tau64.data() + b * n, n, s);
+  };
+  if (nt <= 1) {
+    work();
+  } else {
+    std::vector<std::thread> pool;
+    for (unsigned i = 0; i < nt; ++i) pool.emplace_back(work);
+    for (auto& th : pool) th.join();
+  }
+  return errs;
+}
+
+// Fills res's maxima, counts and worst matrix from the per-matrix errors; returns the number of
+// matrices whose errors exceed the bound.
+std::size_t summarise_errors(const qr_inputs& in, const std::vector<matrix_errors>& errs, qr_check_result& res) {
+  compare_result& cmp = res.cmp;
+  double worst_ratio = -1.0;
+  std::size_t outside = 0;
+  for (std::size_t b = 0; b < errs.size(); ++b) {
+    if (!in.checkable[b]) continue;
+    const double bw = badness(errs[b].backward), orth = badness(errs[b].orthogonality);
+    res.max_backward = std::max(res.max_backward, bw);
+    res.max_orthogonality = std::max(res.max_orthogonality, orth);
+    const bool out_of_bound = bw > res.bound || orth > res.bound;
+    if (out_of_bound) ++outside;
+    if (out_of_bound || in.tau_bad[b]) ++cmp.n_bad;
+    const double ratio = std::max(bw, orth) / res.bound;
+    if (ratio > worst_ratio) {
+      worst_ratio = ratio;
+      res.worst_matrix = b;
+    }
+  }
+  cmp.max_abs_err = res.max_orthogonality;
+  cmp.max_rel_err = res.max_backward;
+  cmp.norm_rel_err = std::max(res.max_backward, res.max_orthogonality);
+  cmp.n_unwritten = in.unwritten_h + in.unwritten_tau;
+  cmp.n_nan_mismatch = in.nonfinite_h + in.nonfinite_tau;
+  if (worst_ratio >= 0.0) {
+    const std::size_t b = res.worst_matrix;
+    element_report w;
+    w.index = b;
+    w.coords = {static_cast<std::int64_t>(b)};
+    w.out = std::max(badness(errs[b].backward), badness(errs[b].orthogonality));
+    w.abs_err = w.out;
+    w.rel_err = w.out / res.bound;
+    w.allowed = res.bound;
+    cmp.worst = w;
+  }
+  return outside;
+}
+
+// The parts of a failed check's reason, most fundamental failure first (as compare_output
+// does), each with the output it is about.
+std::vector<std::pair<std::string, std::string>> failure_parts(const host_tensor& H, const host_tensor& tau,
+                                                               const qr_inputs& in,
+                                                               const std::vector<matrix_errors>& errs,
+                                                               const qr_check_result& res, std::size_t outside,
+                                                               double c, std::size_t n) {
+  const std::size_t nn = n * n;
+  auto hc = [&](std::size_t e) { return coords({e / nn, (e % nn) / n, e % n}); };
+  auto tc = [&](std::size_t e) { return coords({e / n, e % n}); };
+  const std::string& hn = H.desc().name;
+  const std::string& tn = tau.desc().name;
+  std::vector<std::pair<std::string, std::string>> parts;
+  if (in.unwritten_h > 0)
+    parts.emplace_back(hn, std::to_string(in.unwritten_h) + " of " + std::to_string(H.numel()) + " elements of " + hn +
+                               " never written (poison left); first at " + hc(in.first_unwritten_h));
+  if (in.unwritten_tau > 0)
+    parts.emplace_back(tn, std::to_string(in.unwritten_tau) + " of " + std::to_string(tau.numel()) + " elements of " +
+                               tn + " never written (poison left); first at " + tc(in.first_unwritten_tau));
+  if (in.nonfinite_h > 0)
+    parts.emplace_back(hn, std::to_string(in.nonfinite_h) + " non-finite element(s) of " + hn +
+                               " where A is finite; first " + fmt_g("%g", in.h64[in.first_nonfinite_h]) + " at " +
+                               hc(in.first_nonfinite_h));
+  if (in.nonfinite_tau > 0)
+    parts.emplace_back(tn, std::to_string(in.nonfinite_tau) + " non-finite element(s) of " + tn +
+                               " where A is finite; first " + fmt_g("%g", in.tau64[in.first_nonfinite_tau]) + " at " +
+                               tc(in.first_nonfinite_tau));
+  if (in.bad_tau > 0)
+    parts.emplace_back(tn, std::to_string(in.bad_tau) + " element(s) of " + tn +
+                               " that no Householder reflector has (|tau| > 2); first at " + tc(in.first_bad_tau) +
+                               ": " + fmt_g("%.8g", in.tau64[in.first_bad_tau]));
+  if (outside > 0) {
+    const std::size_t b = res.worst_matrix;
+    parts.emplace_back(hn, std::to_string(outside) + " of " + std::to_string(errs.size()) +
+                               " matrices outside the backward-error bound; worst matrix " + std::to_string(b) +
+                               ": ||A - QR||_F/||A||_F = " + fmt_g("%.3g", errs[b].backward) +
+                               ", ||Q^T Q - I||_F = " + fmt_g("%.3g", errs[b].orthogonality) + " (allowed " +
+                               fmt_g("%.3g", res.bound) + " = " + fmt_g("%g", c) + " * max(n, " +
+                               std::to_string(qr_check_n_floor) + ") * u, n = " + std::to_string(n) + ")");
+  }
+  return parts;
+}
+
 }  // namespace
 
 double unit_roundoff(dtype t) {
@@ -175,149 +355,16 @@ qr_check_result check_qr(const host_tensor& A, const host_tensor& H, const host_
   cmp.output_name = H.desc().name;
   cmp.norm_allowed = res.bound;
 
-  // Per matrix: whether A is finite, whether H and tau are written and finite.
-  std::vector<char> checkable(batch, 1);
-  std::size_t unwritten_h = 0, unwritten_tau = 0, nonfinite_h = 0, nonfinite_tau = 0;
-  std::size_t first_unwritten_h = 0, first_unwritten_tau = 0, first_nonfinite_h = 0, first_nonfinite_tau = 0;
-  std::vector<double> a64(A.numel()), h64(H.numel()), tau64(tau.numel());
-  for (std::size_t b = 0; b < batch; ++b) {
-    bool a_finite = true;
-    for (std::size_t e = b * nn; e < (b + 1) * nn; ++e) {
-      a64[e] = A.get(e);
-      a_finite = a_finite && std::isfinite(a64[e]);
-    }
-    if (!a_finite) {
-      // Nothing to check against (the judge redraws such cases unless the spec keeps them).
-      checkable[b] = 0;
-      ++res.n_skipped;
-    }
-    for (std::size_t e = b * nn; e < (b + 1) * nn; ++e) {
-      if (is_poison(H.data(), H.desc().type, e)) {
-        if (unwritten_h++ == 0) first_unwritten_h = e;
-        checkable[b] = 0;
-        continue;
-      }
-      h64[e] = H.get(e);
-      if (a_finite && !std::isfinite(h64[e])) {
-        if (nonfinite_h++ == 0) first_nonfinite_h = e;
-        checkable[b] = 0;
-      }
-    }
-    for (std::size_t e = b * n; e < (b + 1) * n; ++e) {
-      if (is_poison(tau.data(), tau.desc().type, e)) {
-        if (unwritten_tau++ == 0) first_unwritten_tau = e;
-        checkable[b] = 0;
-        continue;
-      }
-      tau64[e] = tau.get(e);
-      if (a_finite && !std::isfinite(tau64[e])) {
-        if (nonfinite_tau++ == 0) first_nonfinite_tau = e;
-        checkable[b] = 0;
-      }
-    }
-  }
-
-  // A real Householder reflector I - tau v vᵀ with v(0) = 1 is orthogonal only for tau = 0 or
-  // tau = 2 / vᵀv, in (0, 2]. The allowance covers the rounding of tau = 2 itself.
-  const double tau_max = 2.0 * (1.0 + res.bound);
-  std::size_t bad_tau = 0, first_bad_tau = 0;
-  std::vector<char> tau_bad(batch, 0);
-  for (std::size_t e = 0; e < tau64.size(); ++e) {
-    if (!checkable[e / n] || std::fabs(tau64[e]) <= tau_max) continue;
-    if (bad_tau++ == 0) first_bad_tau = e;
-    tau_bad[e / n] = 1;
-  }
-
-  // The O(n³) part, per matrix, spread over threads.
-  std::vector<matrix_errors> errs(batch);
-  unsigned nt = threads != 0 ? threads : std::min(16u, std::max(1u, std::thread::hardware_concurrency()));
-  nt = static_cast<unsigned>(std::min<std::size_t>(nt, batch));
-  // Small work is not worth a thread: below ~1e6 flops per thread stay on this one.
-  if (static_cast<double>(batch) * static_cast<double>(nn) * static_cast<double>(n) < 1e6 * nt) nt = 1;
-  std::atomic<std::size_t> next{0};
-  auto work = [&] {
-    scratch s(n);
-    for (std::size_t b = next++; b < batch; b = next++)
-      if (checkable[b]) errs[b] = evaluate_matrix(a64.data() + b * nn, h64.data() + b * nn, tau64.data() + b * n, n, s);
-  };
-  if (nt <= 1) {
-    work();
-  } else {
-    std::vector<std::thread> pool;
-    for (unsigned i = 0; i < nt; ++i) pool.emplace_back(work);
-    for (auto& th : pool) th.join();
-  }
-
-  double worst_ratio = -1.0;
-  std::size_t outside = 0;  // matrices whose errors exceed the bound
-  for (std::size_t b = 0; b < batch; ++b) {
-    if (!checkable[b]) continue;
-    const double bw = badness(errs[b].backward), orth = badness(errs[b].orthogonality);
-    res.max_backward = std::max(res.max_backward, bw);
-    res.max_orthogonality = std::max(res.max_orthogonality, orth);
-    const bool out_of_bound = bw > res.bound || orth > res.bound;
-    if (out_of_bound) ++outside;
-    if (out_of_bound || tau_bad[b]) ++cmp.n_bad;
-    const double ratio = std::max(bw, orth) / res.bound;
-    if (ratio > worst_ratio) {
-      worst_ratio = ratio;
-      res.worst_matrix = b;
-    }
-  }
-  cmp.max_abs_err = res.max_orthogonality;
-  cmp.max_rel_err = res.max_backward;
-  cmp.norm_rel_err = std::max(res.max_backward, res.max_orthogonality);
-  cmp.n_unwritten = unwritten_h + unwritten_tau;
-  cmp.n_nan_mismatch = nonfinite_h + nonfinite_tau;
-  if (worst_ratio >= 0.0) {
-    const std::size_t b = res.worst_matrix;
-    element_report w;
-    w.index = b;
-    w.coords = {static_cast<std::int64_t>(b)};
-    w.out = std::max(badness(errs[b].backward), badness(errs[b].orthogonality));
-    w.abs_err = w.out;
-    w.rel_err = w.out / res.bound;
-    w.allowed = res.bound;
-    cmp.worst = w;
-  }
+  qr_inputs in = load_inputs(A, H, tau, n, batch, res.n_skipped);
+  find_bad_tau(in, n, batch, res.bound);
+  const std::vector<matrix_errors> errs = evaluate_matrices(in, n, batch, threads);
+  const std::size_t outside = summarise_errors(in, errs, res);
 
   cmp.pass = cmp.n_unwritten == 0 && cmp.n_nan_mismatch == 0 && cmp.n_bad == 0;
   if (cmp.pass) return res;
 
-  // One line, most fundamental failure first (as compare_output does).
-  auto hc = [&](std::size_t e) { return coords({e / nn, (e % nn) / n, e % n}); };
-  auto tc = [&](std::size_t e) { return coords({e / n, e % n}); };
-  const std::string& hn = H.desc().name;
-  const std::string& tn = tau.desc().name;
-  // Each part with the output it is about; the first one names the case's failing output.
-  std::vector<std::pair<std::string, std::string>> parts;
-  if (unwritten_h > 0)
-    parts.emplace_back(hn, std::to_string(unwritten_h) + " of " + std::to_string(H.numel()) + " elements of " + hn +
-                               " never written (poison left); first at " + hc(first_unwritten_h));
-  if (unwritten_tau > 0)
-    parts.emplace_back(tn, std::to_string(unwritten_tau) + " of " + std::to_string(tau.numel()) + " elements of " + tn +
-                               " never written (poison left); first at " + tc(first_unwritten_tau));
-  if (nonfinite_h > 0)
-    parts.emplace_back(hn, std::to_string(nonfinite_h) + " non-finite element(s) of " + hn +
-                               " where A is finite; first " + fmt_g("%g", h64[first_nonfinite_h]) + " at " +
-                               hc(first_nonfinite_h));
-  if (nonfinite_tau > 0)
-    parts.emplace_back(tn, std::to_string(nonfinite_tau) + " non-finite element(s) of " + tn +
-                               " where A is finite; first " + fmt_g("%g", tau64[first_nonfinite_tau]) + " at " +
-                               tc(first_nonfinite_tau));
-  if (bad_tau > 0)
-    parts.emplace_back(tn, std::to_string(bad_tau) + " element(s) of " + tn +
-                               " that no Householder reflector has (|tau| > 2); first at " + tc(first_bad_tau) + ": " +
-                               fmt_g("%.8g", tau64[first_bad_tau]));
-  if (outside > 0) {
-    const std::size_t b = res.worst_matrix;
-    parts.emplace_back(hn, std::to_string(outside) + " of " + std::to_string(batch) +
-                               " matrices outside the backward-error bound; worst matrix " + std::to_string(b) +
-                               ": ||A - QR||_F/||A||_F = " + fmt_g("%.3g", errs[b].backward) +
-                               ", ||Q^T Q - I||_F = " + fmt_g("%.3g", errs[b].orthogonality) + " (allowed " +
-                               fmt_g("%.3g", res.bound) + " = " + fmt_g("%g", c) + " * max(n, " +
-                               std::to_string(qr_check_n_floor) + ") * u, n = " + std::to_string(n) + ")");
-  }
+  // One line; the first part names the case's failing output.
+  const auto parts = failure_parts(H, tau, in, errs, res, outside, c, n);
   if (!parts.empty()) cmp.output_name = parts.front().first;
   for (std::size_t p = 0; p < parts.size(); ++p) cmp.reason += (p ? "; " : "") + parts[p].second;
   return res;

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <new>
 #include <thread>
@@ -184,9 +185,27 @@ class session {
 
  private:
   bool handle_hello(const json& m);
+  // handle_hello's steps; each that fails tells the controller why and returns false.
+  bool start_backend(const json& m);
+  // A hosted program (m_loader) described by the hello, imported inside the sandbox.
+  bool load_hosted(const json& m, bool sandbox_requested, json& sandbox_env);
+  // A shared object, mapped inside the sandbox; info and abi: its optional exports.
+  bool load_shared_object(const std::string& lib, bool sandbox_requested, json& sandbox_env, info_fn& info,
+                          abi_fn& abi);
   void handle_run(const json& m);
   void handle_reference(const json& m);
   void handle_reference_device(const json& m);
+  // handle_reference's phases on the host backend, each writing its outputs into the arena's
+  // slots (layout) through outs and the call's arguments a. An envelope phase that fails tells the
+  // controller why and returns false.
+  bool host_envelope_draws(const call_spec& c, const std::vector<arena_slot>& layout,
+                           const std::vector<host_tensor>& host, std::vector<host_tensor>& outs, kj_args& a,
+                           int perturbations, bool tf32, phase_laps& laps);
+  bool host_native_tf32_run(const std::vector<arena_slot>& layout, std::vector<host_tensor>& outs,
+                            std::vector<kj_tensor>& in_views, kj_args& a, int perturbations, phase_laps& laps);
+  // The float64 reference on inputs upcast on the host; returns its rc.
+  int host_f64_run(const call_spec& c, const std::vector<arena_slot>& layout, const std::vector<host_tensor>& host,
+                   kj_args& a, phase_laps& laps);
   void pin_envelope_slots(const std::vector<arena_slot>& layout);
   void handle_check(const json& m);
   void handle_doctor();
@@ -264,6 +283,17 @@ class session {
   // copies; null: they are taken now.
   json export_call(call_buffers& cb, const call_spec& c, const std::vector<arena_slot>& layout, slot_kind out_kind,
                    bool export_inputs, bool probe_deferred, const std::vector<char>* taken = nullptr);
+  // handle_reference_device's phases, each writing its outputs into the arena's slots (layout).
+  // An envelope phase that fails calls release (the handler's device buffers), tells the
+  // controller why and returns false.
+  int device_same_run(const call_spec& c, const std::vector<arena_slot>& layout, call_buffers& cb, phase_laps& laps);
+  bool device_envelope_draws(const call_spec& c, const std::vector<arena_slot>& layout, call_buffers& cb,
+                             int perturbations, bool tf32, const std::function<void()>& release, phase_laps& laps);
+  bool device_native_tf32_run(const call_spec& c, const std::vector<arena_slot>& layout, call_buffers& cb,
+                              int perturbations, const std::function<void()>& release, phase_laps& laps);
+  // The float64 reference on inputs widened on the device into in64, writing out64; returns its rc.
+  int device_f64_run(const call_spec& c, const std::vector<arena_slot>& layout, call_buffers& cb,
+                     std::vector<guarded_buffer>& in64, std::vector<guarded_buffer>& out64, phase_laps& laps);
 
   channel& m_ch;
   shared_arena& m_arena;
@@ -301,26 +331,7 @@ int session::invoke(const kj_args& a) {
 bool session::handle_hello(const json& m) {
   m_ch.set_token(m.at("tok").get<std::string>());
   m_role = m.value("role", "candidate");
-  const std::string backend_name = m.value("backend", "cpu");
-  const auto it = factories().find(backend_name);
-  if (it == factories().end()) {
-    send_error("internal", "this worker has no '" + backend_name + "' backend");
-    return false;
-  }
-  try {
-    m_backend = it->second();
-    // What the worker downloads goes into the arena: on a GPU that is a DMA once pinned. Only the
-    // part the controller expects to be used (pin_bytes, from the start): pinning touches every
-    // page, and KernelBench-sized arenas took tens of seconds to pin whole (the reference's
-    // perturbed-run slots are used only when an output fails the narrower envelope; a baseline's
-    // outputs stay in device snapshots). The rest is copied through the driver's staging.
-    const std::size_t pin = std::min<std::size_t>(m.value("pin_bytes", m_arena.size()), m_arena.size());
-    if (pin > 0) m_backend->pin_host_memory(m_arena.data(), pin);
-    m_pinned_end = pin;
-  } catch (const std::exception& e) {
-    send_error("internal", std::string("backend start failed: ") + e.what());
-    return false;
-  }
+  if (!start_backend(m)) return false;
   if (m_role == "doctor") {
     // Measures the device ceilings only; loads no code.
     json env = m_backend->environment();
@@ -349,45 +360,9 @@ bool session::handle_hello(const json& m) {
   fault_report::install();
   info_fn info = nullptr;
   abi_fn abi = nullptr;
-  if (m_loader != nullptr) {
-    // A hosted program (kjudge-worker-py): "library" describes it. The loader starts the
-    // interpreter and the trusted runtime (torch) and says what the sandbox must let it read; the
-    // party's own files are imported only once the sandbox is on, so that their import-time code,
-    // any thread or process it starts, runs inside it like a shared object's constructors.
-    std::string err = m_loader(m, m_hosted);
-    if (err.empty()) {
-      sandbox_options so;
-      so.allow_subprocesses = m_hosted.allow_subprocesses;
-      so.extra_read = m_hosted.sandbox_read;
-      if (sandbox_requested) sandbox_env = apply_sandbox(m_backend->name(), so);
-      err = m_hosted.import_party(m_hosted);
-    }
-    if (!err.empty()) {
-      const auto colon = err.find(": ");
-      const bool has_kind = colon != std::string::npos && colon < 20;
-      send_error(has_kind ? err.substr(0, colon) : "bad_input", has_kind ? err.substr(colon + 2) : err);
-      return false;
-    }
-    m_run = m_hosted.run;
-    m_ref64 = m_hosted.reference_f64;
-  } else {
-    // A shared object is mapped only once the sandbox is on, so that its constructors, and any
-    // thread they start, run inside it: capabilities and landlock apply per thread, and a thread
-    // started before the sandbox would keep the worker's privileges (tests/redteam/cpu/
-    // ctor_thread_escape.cpp).
-    if (sandbox_requested) sandbox_env = apply_sandbox(m_backend->name());
-    m_lib = ::dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (m_lib == nullptr) {
-      const char* e = ::dlerror();
-      send_error("bad_input", std::string("cannot load the candidate: ") + (e ? e : "?"));
-      return false;
-    }
-    m_run = reinterpret_cast<run_fn>(::dlsym(m_lib, "kj_run"));
-    m_ws = reinterpret_cast<ws_fn>(::dlsym(m_lib, "kj_workspace_bytes"));
-    info = reinterpret_cast<info_fn>(::dlsym(m_lib, "kj_info"));
-    abi = reinterpret_cast<abi_fn>(::dlsym(m_lib, "kj_abi_version"));
-    m_ref64 = reinterpret_cast<run_fn>(::dlsym(m_lib, "kj_reference_f64"));
-  }
+  const bool loaded = m_loader != nullptr ? load_hosted(m, sandbox_requested, sandbox_env)
+                                          : load_shared_object(lib, sandbox_requested, sandbox_env, info, abi);
+  if (!loaded) return false;
   if (m_run == nullptr) {
     send_error("bad_input", "the candidate exports no kj_run (declare it with KJ_EXPORT int kj_run(const kj_args*))");
     return false;
@@ -416,6 +391,75 @@ bool session::handle_hello(const json& m) {
                  {"has_workspace", m_ws != nullptr},
                  {"env", env},
                  {"pid", ::getpid()}});
+  return true;
+}
+
+bool session::start_backend(const json& m) {
+  const std::string backend_name = m.value("backend", "cpu");
+  const auto it = factories().find(backend_name);
+  if (it == factories().end()) {
+    send_error("internal", "this worker has no '" + backend_name + "' backend");
+    return false;
+  }
+  try {
+    m_backend = it->second();
+    // What the worker downloads goes into the arena: on a GPU that is a DMA once pinned. Only the
+    // part the controller expects to be used (pin_bytes, from the start): pinning touches every
+    // page, and KernelBench-sized arenas took tens of seconds to pin whole (the reference's
+    // perturbed-run slots are used only when an output fails the narrower envelope; a baseline's
+    // outputs stay in device snapshots). The rest is copied through the driver's staging.
+    const std::size_t pin = std::min<std::size_t>(m.value("pin_bytes", m_arena.size()), m_arena.size());
+    if (pin > 0) m_backend->pin_host_memory(m_arena.data(), pin);
+    m_pinned_end = pin;
+  } catch (const std::exception& e) {
+    send_error("internal", std::string("backend start failed: ") + e.what());
+    return false;
+  }
+  return true;
+}
+
+bool session::load_hosted(const json& m, bool sandbox_requested, json& sandbox_env) {
+  // A hosted program (kjudge-worker-py): "library" describes it. The loader starts the
+  // interpreter and the trusted runtime (torch) and says what the sandbox must let it read; the
+  // party's own files are imported only once the sandbox is on, so that their import-time code,
+  // any thread or process it starts, runs inside it like a shared object's constructors.
+  std::string err = m_loader(m, m_hosted);
+  if (err.empty()) {
+    sandbox_options so;
+    so.allow_subprocesses = m_hosted.allow_subprocesses;
+    so.extra_read = m_hosted.sandbox_read;
+    if (sandbox_requested) sandbox_env = apply_sandbox(m_backend->name(), so);
+    err = m_hosted.import_party(m_hosted);
+  }
+  if (!err.empty()) {
+    const auto colon = err.find(": ");
+    const bool has_kind = colon != std::string::npos && colon < 20;
+    send_error(has_kind ? err.substr(0, colon) : "bad_input", has_kind ? err.substr(colon + 2) : err);
+    return false;
+  }
+  m_run = m_hosted.run;
+  m_ref64 = m_hosted.reference_f64;
+  return true;
+}
+
+bool session::load_shared_object(const std::string& lib, bool sandbox_requested, json& sandbox_env, info_fn& info,
+                                 abi_fn& abi) {
+  // A shared object is mapped only once the sandbox is on, so that its constructors, and any
+  // thread they start, run inside it: capabilities and landlock apply per thread, and a thread
+  // started before the sandbox would keep the worker's privileges (tests/redteam/cpu/
+  // ctor_thread_escape.cpp).
+  if (sandbox_requested) sandbox_env = apply_sandbox(m_backend->name());
+  m_lib = ::dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (m_lib == nullptr) {
+    const char* e = ::dlerror();
+    send_error("bad_input", std::string("cannot load the candidate: ") + (e ? e : "?"));
+    return false;
+  }
+  m_run = reinterpret_cast<run_fn>(::dlsym(m_lib, "kj_run"));
+  m_ws = reinterpret_cast<ws_fn>(::dlsym(m_lib, "kj_workspace_bytes"));
+  info = reinterpret_cast<info_fn>(::dlsym(m_lib, "kj_info"));
+  abi = reinterpret_cast<abi_fn>(::dlsym(m_lib, "kj_abi_version"));
+  m_ref64 = reinterpret_cast<run_fn>(::dlsym(m_lib, "kj_reference_f64"));
   return true;
 }
 
@@ -714,6 +758,20 @@ void session::handle_reference(const json& m) {
   // controller asks after an output failed the envelope of the exact run alone.
   const int perturbations = envelope_draws(m);
   const bool tf32 = tf32_envelope(m);
+  if (!host_envelope_draws(c, layout, host, outs, a, perturbations, tf32, laps)) return;
+  const bool native_run = native_tf32_run(m);
+  if (native_run && !host_native_tf32_run(layout, outs, in_views, a, perturbations, laps)) return;
+  const int rc64 = host_f64_run(c, layout, host, a, laps);
+  m_ch.send(json{{"type", "referenced"},
+                 {"rc", rc_same},
+                 {"rc64", rc64},
+                 {"envelope_runs", perturbations + (native_run ? 1 : 0)},
+                 {"phases_s", laps.seconds()}});
+}
+
+bool session::host_envelope_draws(const call_spec& c, const std::vector<arena_slot>& layout,
+                                  const std::vector<host_tensor>& host, std::vector<host_tensor>& outs, kj_args& a,
+                                  int perturbations, bool tf32, phase_laps& laps) {
   parameter_rounding rounded(m_hosted);
   for (int pr = 0; pr < perturbations; ++pr) {
     std::vector<host_tensor> pert;
@@ -728,7 +786,7 @@ void session::handle_reference(const json& m) {
     }
     if (tf32 && !rounded.round(parameter_seed(c.seed, pr))) {
       send_error("internal", "the reference could not round its parameters to TF32: " + rounded.error());
-      return;
+      return false;
     }
     for (auto& h : pert) pin.push_back(h.view());
     for (auto& o : outs) poison_buffer(o.data(), o.desc().type, o.numel());
@@ -736,7 +794,7 @@ void session::handle_reference(const json& m) {
     a.inputs = pin.data();
     if (m_run(&a) != 0 || complete(a) != 0) {
       send_error("internal", "the reference failed on perturbed inputs");
-      return;
+      return false;
     }
     laps.lap("draw_runs");
     for (std::size_t i = 0; i < outs.size(); ++i) {
@@ -748,38 +806,43 @@ void session::handle_reference(const json& m) {
   }
   if (!rounded.restore()) {
     send_error("internal", "the reference could not restore its parameters: " + rounded.error());
-    return;
+    return false;
   }
-  const bool native_run = native_tf32_run(m);
-  if (native_run) {
-    // The reference as the candidate's torch computes it: the inputs and parameters as they are,
-    // TF32 on; into the slot after the draws'.
-    native_tf32 native(m_hosted);
-    if (!native.on()) {
-      send_error("internal", "the reference could not switch TF32 on: " + native.error());
-      return;
-    }
-    for (auto& o : outs) poison_buffer(o.data(), o.desc().type, o.numel());
-    a.inputs = in_views.data();
-    const int rc = m_run(&a) != 0 ? -1 : complete(a);
-    if (!native.off() || rc != 0) {
-      send_error("internal", rc != 0 ? "the reference failed with TF32 on"
-                                     : "the reference could not switch TF32 off: " + native.error());
-      return;
-    }
-    laps.lap("tf32_run");
-    for (std::size_t i = 0; i < outs.size(); ++i) {
-      const auto& s = find_slot(layout, slot_kind::ref_perturbed,
-                                perturbations * static_cast<int>(outs.size()) + static_cast<int>(i));
-      std::memcpy(m_arena.at(s.offset, s.bytes), outs[i].data(), s.bytes);
-    }
-    laps.lap("downloads");
+  return true;
+}
+
+// The reference as the candidate's torch computes it: the inputs and parameters as they are,
+// TF32 on; into the slot after the draws'.
+bool session::host_native_tf32_run(const std::vector<arena_slot>& layout, std::vector<host_tensor>& outs,
+                                   std::vector<kj_tensor>& in_views, kj_args& a, int perturbations, phase_laps& laps) {
+  native_tf32 native(m_hosted);
+  if (!native.on()) {
+    send_error("internal", "the reference could not switch TF32 on: " + native.error());
+    return false;
   }
-  // float64 reference on upcast inputs.
+  for (auto& o : outs) poison_buffer(o.data(), o.desc().type, o.numel());
+  a.inputs = in_views.data();
+  const int rc = m_run(&a) != 0 ? -1 : complete(a);
+  if (!native.off() || rc != 0) {
+    send_error("internal", rc != 0 ? "the reference failed with TF32 on"
+                                   : "the reference could not switch TF32 off: " + native.error());
+    return false;
+  }
+  laps.lap("tf32_run");
+  for (std::size_t i = 0; i < outs.size(); ++i) {
+    const auto& s = find_slot(layout, slot_kind::ref_perturbed,
+                              perturbations * static_cast<int>(outs.size()) + static_cast<int>(i));
+    std::memcpy(m_arena.at(s.offset, s.bytes), outs[i].data(), s.bytes);
+  }
+  laps.lap("downloads");
+  return true;
+}
+
+int session::host_f64_run(const call_spec& c, const std::vector<arena_slot>& layout,
+                          const std::vector<host_tensor>& host, kj_args& a, phase_laps& laps) {
   std::vector<host_tensor> in64, out64;
-  in_views.clear();
-  out_views.clear();
-  for (auto& h : host) in64.push_back(h.converted(dtype::f64));
+  std::vector<kj_tensor> in_views, out_views;
+  for (const auto& h : host) in64.push_back(h.converted(dtype::f64));
   for (const auto& d : c.outputs) {
     tensor_desc d64 = d;
     d64.type = dtype::f64;
@@ -798,11 +861,7 @@ void session::handle_reference(const json& m) {
     std::memcpy(m_arena.at(s.offset, s.bytes), out64[i].data(), s.bytes);
   }
   laps.lap("downloads");
-  m_ch.send(json{{"type", "referenced"},
-                 {"rc", rc_same},
-                 {"rc64", rc64},
-                 {"envelope_runs", perturbations + (native_run ? 1 : 0)},
-                 {"phases_s", laps.seconds()}});
+  return rc64;
 }
 
 // The problem's own check (hosted_program::check) of a candidate's outputs, which the controller
@@ -863,31 +922,14 @@ void session::handle_reference_device(const json& m) {
   if (!fits_arena(layout)) return;
   call_buffers cb;
   std::vector<guarded_buffer> in64, out64;
-  auto release_all = [&] {
+  const std::function<void()> release_all = [&] {
     free_all(cb);
     for (auto& b : in64) m_backend->release(b);
     for (auto& b : out64) m_backend->release(b);
   };
   phase_laps laps;
   try {
-    alloc_inputs(cb, c);
-    laps.lap("inputs");
-    for (std::size_t i = 0; i < cb.inputs.size(); ++i) {
-      const auto& s = find_slot(layout, slot_kind::input_generated, static_cast<int>(i));
-      m_backend->download(cb.inputs[i], m_arena.at(s.offset, s.bytes), s.bytes);
-    }
-    laps.lap("downloads");
-    alloc_outputs(cb, c);
-    finish_args(cb, c);
-    int rc_same = invoke(cb.args);
-    if (rc_same == 0) rc_same = complete(cb.args);
-    m_backend->synchronize();
-    laps.lap("same_run");
-    for (std::size_t i = 0; i < cb.outputs.size(); ++i) {
-      const auto& s = find_slot(layout, slot_kind::ref_same, static_cast<int>(i));
-      m_backend->download(cb.outputs[i], m_arena.at(s.offset, s.bytes), s.bytes);
-    }
-    laps.lap("downloads");
+    const int rc_same = device_same_run(c, layout, cb, laps);
     // The same-dtype reference on inputs moved by one ulp each (or TF32 draws), as in
     // handle_reference (the oracle's error envelope), one-ulp moves on the device when the
     // backend can; only when asked.
@@ -895,130 +937,10 @@ void session::handle_reference_device(const json& m) {
     const bool tf32 = tf32_envelope(m);
     if (perturbations > 0) pin_envelope_slots(layout);
     laps.lap("pin");
-    parameter_rounding rounded(m_hosted);
-    for (int pr = 0; pr < perturbations; ++pr) {
-      std::vector<guarded_buffer> pert;
-      std::vector<kj_tensor> pin;
-      for (std::size_t i = 0; i < c.inputs.size(); ++i) {
-        const tensor_desc& d = c.inputs[i].desc;
-        const std::uint64_t seed = mix_seed(c.seed, 0x70657274ULL + static_cast<std::uint64_t>(pr) * 131 + i);
-        pert.push_back(m_backend->allocate(d.nbytes(), "input " + d.name + " (perturbed)"));
-        // On the device where the backend can: through the host, a draw of KernelBench's 537M
-        // f32 inputs was a 2 GB download, a single-threaded pass and a 2 GB upload.
-        const bool on_device = tf32 ? m_backend->round_tf32_copy(cb.inputs[i], pert.back(), d.type, d.numel(), seed)
-                                    : m_backend->perturb_ulp_copy(cb.inputs[i], pert.back(), d.type, d.numel(), seed);
-        if (!on_device) {
-          host_tensor h(d);
-          m_backend->download(cb.inputs[i], h.data(), h.nbytes());
-          if (tf32)
-            round_to_tf32_random(h, seed);
-          else
-            perturb_one_ulp(h, seed);
-          m_backend->upload(pert.back(), h.data(), h.nbytes());
-        }
-        pin.push_back(make_kj_tensor(d, pert.back().data));
-      }
-      if (tf32 && !rounded.round(parameter_seed(c.seed, pr))) {
-        for (auto& b : pert) m_backend->release(b);
-        release_all();
-        send_error("internal", "the reference could not round its parameters to TF32: " + rounded.error());
-        return;
-      }
-      for (std::size_t i = 0; i < cb.outputs.size(); ++i)
-        m_backend->poison(cb.outputs[i], c.outputs[i].type, c.outputs[i].numel());
-      m_backend->synchronize();
-      laps.lap("draw_inputs");
-      kj_args a = cb.args;
-      a.inputs = pin.data();
-      int rc = invoke(a);
-      if (rc == 0) rc = complete(a);
-      m_backend->synchronize();
-      laps.lap("draw_runs");
-      for (auto& b : pert) m_backend->release(b);
-      if (rc != 0) {
-        release_all();
-        send_error("internal", "the reference failed on perturbed inputs");
-        return;
-      }
-      for (std::size_t i = 0; i < cb.outputs.size(); ++i) {
-        const auto& s =
-            find_slot(layout, slot_kind::ref_perturbed, pr * static_cast<int>(cb.outputs.size()) + static_cast<int>(i));
-        m_backend->download(cb.outputs[i], m_arena.at(s.offset, s.bytes), s.bytes);
-      }
-      laps.lap("downloads");
-    }
-    if (!rounded.restore()) {
-      release_all();
-      send_error("internal", "the reference could not restore its parameters: " + rounded.error());
-      return;
-    }
+    if (!device_envelope_draws(c, layout, cb, perturbations, tf32, release_all, laps)) return;
     const bool native_run = native_tf32_run(m);
-    if (native_run) {
-      // The reference as the candidate's torch computes it: the generated inputs and the
-      // parameters as they are, TF32 on; into the slot after the draws'. The inputs are the
-      // same-dtype run's, which the f64 widening below reads too (a reference does not write its
-      // inputs: the same run would already have changed them).
-      native_tf32 native(m_hosted);
-      if (!native.on()) {
-        release_all();
-        send_error("internal", "the reference could not switch TF32 on: " + native.error());
-        return;
-      }
-      for (std::size_t i = 0; i < cb.outputs.size(); ++i)
-        m_backend->poison(cb.outputs[i], c.outputs[i].type, c.outputs[i].numel());
-      int rc = invoke(cb.args);
-      if (rc == 0) rc = complete(cb.args);
-      m_backend->synchronize();
-      if (!native.off() || rc != 0) {
-        release_all();
-        send_error("internal", rc != 0 ? "the reference failed with TF32 on"
-                                       : "the reference could not switch TF32 off: " + native.error());
-        return;
-      }
-      laps.lap("tf32_run");
-      for (std::size_t i = 0; i < cb.outputs.size(); ++i) {
-        const auto& s = find_slot(layout, slot_kind::ref_perturbed,
-                                  perturbations * static_cast<int>(cb.outputs.size()) + static_cast<int>(i));
-        m_backend->download(cb.outputs[i], m_arena.at(s.offset, s.bytes), s.bytes);
-      }
-      laps.lap("downloads");
-    }
-    std::vector<kj_tensor> in_views, out_views;
-    for (std::size_t i = 0; i < c.inputs.size(); ++i) {
-      tensor_desc d64 = c.inputs[i].desc;
-      d64.type = dtype::f64;
-      in64.push_back(m_backend->allocate(d64.nbytes(), "input " + d64.name + " (f64)"));
-      if (!m_backend->widen_to_f64(cb.inputs[i], c.inputs[i].desc.type, in64.back(), d64.numel()))
-        throw internal_error("the " + std::string(m_backend->name()) + " backend cannot widen " +
-                             std::string(dtype_name(c.inputs[i].desc.type)) + " to f64");
-      in_views.push_back(make_kj_tensor(d64, in64.back().data));
-    }
-    for (const auto& d : c.outputs) {
-      tensor_desc d64 = d;
-      d64.type = dtype::f64;
-      out64.push_back(m_backend->allocate(d64.nbytes(), "output " + d64.name + " (f64)"));
-      m_backend->poison(out64.back(), dtype::f64, d64.numel());
-      out_views.push_back(make_kj_tensor(d64, out64.back().data));
-    }
-    m_backend->synchronize();
-    laps.lap("f64_inputs");
-    kj_args a = cb.args;
-    a.inputs = in_views.data();
-    a.outputs = out_views.data();
-    int rc64 = 0;
-    try {
-      rc64 = m_ref64(&a);
-      if (rc64 == 0) rc64 = complete(a);
-    } catch (const std::exception& e) {
-      m_last_exception = e.what();
-      rc64 = -1000;
-    }
-    m_backend->synchronize();
-    laps.lap("f64_run");
-    for (std::size_t i = 0; i < out64.size(); ++i) {
-      const auto& s = find_slot(layout, slot_kind::ref64, static_cast<int>(i));
-      m_backend->download(out64[i], m_arena.at(s.offset, s.bytes), s.bytes);
-    }
+    if (native_run && !device_native_tf32_run(c, layout, cb, perturbations, release_all, laps)) return;
+    const int rc64 = device_f64_run(c, layout, cb, in64, out64, laps);
     release_all();
     laps.lap("downloads");
     m_ch.send(json{{"type", "referenced"},
@@ -1030,6 +952,167 @@ void session::handle_reference_device(const json& m) {
     release_all();
     throw;
   }
+}
+
+// The inputs drawn on the device and downloaded, then the reference's kj_run on them.
+int session::device_same_run(const call_spec& c, const std::vector<arena_slot>& layout, call_buffers& cb,
+                             phase_laps& laps) {
+  alloc_inputs(cb, c);
+  laps.lap("inputs");
+  for (std::size_t i = 0; i < cb.inputs.size(); ++i) {
+    const auto& s = find_slot(layout, slot_kind::input_generated, static_cast<int>(i));
+    m_backend->download(cb.inputs[i], m_arena.at(s.offset, s.bytes), s.bytes);
+  }
+  laps.lap("downloads");
+  alloc_outputs(cb, c);
+  finish_args(cb, c);
+  int rc_same = invoke(cb.args);
+  if (rc_same == 0) rc_same = complete(cb.args);
+  m_backend->synchronize();
+  laps.lap("same_run");
+  for (std::size_t i = 0; i < cb.outputs.size(); ++i) {
+    const auto& s = find_slot(layout, slot_kind::ref_same, static_cast<int>(i));
+    m_backend->download(cb.outputs[i], m_arena.at(s.offset, s.bytes), s.bytes);
+  }
+  laps.lap("downloads");
+  return rc_same;
+}
+
+bool session::device_envelope_draws(const call_spec& c, const std::vector<arena_slot>& layout, call_buffers& cb,
+                                    int perturbations, bool tf32, const std::function<void()>& release,
+                                    phase_laps& laps) {
+  parameter_rounding rounded(m_hosted);
+  for (int pr = 0; pr < perturbations; ++pr) {
+    std::vector<guarded_buffer> pert;
+    std::vector<kj_tensor> pin;
+    for (std::size_t i = 0; i < c.inputs.size(); ++i) {
+      const tensor_desc& d = c.inputs[i].desc;
+      const std::uint64_t seed = mix_seed(c.seed, 0x70657274ULL + static_cast<std::uint64_t>(pr) * 131 + i);
+      pert.push_back(m_backend->allocate(d.nbytes(), "input " + d.name + " (perturbed)"));
+      // On the device where the backend can: through the host, a draw of KernelBench's 537M
+      // f32 inputs was a 2 GB download, a single-threaded pass and a 2 GB upload.
+      const bool on_device = tf32 ? m_backend->round_tf32_copy(cb.inputs[i], pert.back(), d.type, d.numel(), seed)
+                                  : m_backend->perturb_ulp_copy(cb.inputs[i], pert.back(), d.type, d.numel(), seed);
+      if (!on_device) {
+        host_tensor h(d);
+        m_backend->download(cb.inputs[i], h.data(), h.nbytes());
+        if (tf32)
+          round_to_tf32_random(h, seed);
+        else
+          perturb_one_ulp(h, seed);
+        m_backend->upload(pert.back(), h.data(), h.nbytes());
+      }
+      pin.push_back(make_kj_tensor(d, pert.back().data));
+    }
+    if (tf32 && !rounded.round(parameter_seed(c.seed, pr))) {
+      for (auto& b : pert) m_backend->release(b);
+      release();
+      send_error("internal", "the reference could not round its parameters to TF32: " + rounded.error());
+      return false;
+    }
+    for (std::size_t i = 0; i < cb.outputs.size(); ++i)
+      m_backend->poison(cb.outputs[i], c.outputs[i].type, c.outputs[i].numel());
+    m_backend->synchronize();
+    laps.lap("draw_inputs");
+    kj_args a = cb.args;
+    a.inputs = pin.data();
+    int rc = invoke(a);
+    if (rc == 0) rc = complete(a);
+    m_backend->synchronize();
+    laps.lap("draw_runs");
+    for (auto& b : pert) m_backend->release(b);
+    if (rc != 0) {
+      release();
+      send_error("internal", "the reference failed on perturbed inputs");
+      return false;
+    }
+    for (std::size_t i = 0; i < cb.outputs.size(); ++i) {
+      const auto& s =
+          find_slot(layout, slot_kind::ref_perturbed, pr * static_cast<int>(cb.outputs.size()) + static_cast<int>(i));
+      m_backend->download(cb.outputs[i], m_arena.at(s.offset, s.bytes), s.bytes);
+    }
+    laps.lap("downloads");
+  }
+  if (!rounded.restore()) {
+    release();
+    send_error("internal", "the reference could not restore its parameters: " + rounded.error());
+    return false;
+  }
+  return true;
+}
+
+// The reference as the candidate's torch computes it: the generated inputs and the parameters as
+// they are, TF32 on; into the slot after the draws'. The inputs are the same-dtype run's, which
+// the f64 widening reads too (a reference does not write its inputs: the same run would already
+// have changed them).
+bool session::device_native_tf32_run(const call_spec& c, const std::vector<arena_slot>& layout, call_buffers& cb,
+                                     int perturbations, const std::function<void()>& release, phase_laps& laps) {
+  native_tf32 native(m_hosted);
+  if (!native.on()) {
+    release();
+    send_error("internal", "the reference could not switch TF32 on: " + native.error());
+    return false;
+  }
+  for (std::size_t i = 0; i < cb.outputs.size(); ++i)
+    m_backend->poison(cb.outputs[i], c.outputs[i].type, c.outputs[i].numel());
+  int rc = invoke(cb.args);
+  if (rc == 0) rc = complete(cb.args);
+  m_backend->synchronize();
+  if (!native.off() || rc != 0) {
+    release();
+    send_error("internal", rc != 0 ? "the reference failed with TF32 on"
+                                   : "the reference could not switch TF32 off: " + native.error());
+    return false;
+  }
+  laps.lap("tf32_run");
+  for (std::size_t i = 0; i < cb.outputs.size(); ++i) {
+    const auto& s = find_slot(layout, slot_kind::ref_perturbed,
+                              perturbations * static_cast<int>(cb.outputs.size()) + static_cast<int>(i));
+    m_backend->download(cb.outputs[i], m_arena.at(s.offset, s.bytes), s.bytes);
+  }
+  laps.lap("downloads");
+  return true;
+}
+
+int session::device_f64_run(const call_spec& c, const std::vector<arena_slot>& layout, call_buffers& cb,
+                            std::vector<guarded_buffer>& in64, std::vector<guarded_buffer>& out64, phase_laps& laps) {
+  std::vector<kj_tensor> in_views, out_views;
+  for (std::size_t i = 0; i < c.inputs.size(); ++i) {
+    tensor_desc d64 = c.inputs[i].desc;
+    d64.type = dtype::f64;
+    in64.push_back(m_backend->allocate(d64.nbytes(), "input " + d64.name + " (f64)"));
+    if (!m_backend->widen_to_f64(cb.inputs[i], c.inputs[i].desc.type, in64.back(), d64.numel()))
+      throw internal_error("the " + std::string(m_backend->name()) + " backend cannot widen " +
+                           std::string(dtype_name(c.inputs[i].desc.type)) + " to f64");
+    in_views.push_back(make_kj_tensor(d64, in64.back().data));
+  }
+  for (const auto& d : c.outputs) {
+    tensor_desc d64 = d;
+    d64.type = dtype::f64;
+    out64.push_back(m_backend->allocate(d64.nbytes(), "output " + d64.name + " (f64)"));
+    m_backend->poison(out64.back(), dtype::f64, d64.numel());
+    out_views.push_back(make_kj_tensor(d64, out64.back().data));
+  }
+  m_backend->synchronize();
+  laps.lap("f64_inputs");
+  kj_args a = cb.args;
+  a.inputs = in_views.data();
+  a.outputs = out_views.data();
+  int rc64 = 0;
+  try {
+    rc64 = m_ref64(&a);
+    if (rc64 == 0) rc64 = complete(a);
+  } catch (const std::exception& e) {
+    m_last_exception = e.what();
+    rc64 = -1000;
+  }
+  m_backend->synchronize();
+  laps.lap("f64_run");
+  for (std::size_t i = 0; i < out64.size(); ++i) {
+    const auto& s = find_slot(layout, slot_kind::ref64, static_cast<int>(i));
+    m_backend->download(out64[i], m_arena.at(s.offset, s.bytes), s.bytes);
+  }
+  return rc64;
 }
 
 void session::handle_doctor() {
