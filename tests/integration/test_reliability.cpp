@@ -214,5 +214,37 @@ TEST(Reliability, ACeilingMeasuredUnderLoadOrExceededIsMeasuredAgain) {
   }
 }
 
+// The compute ceiling a case is measured against follows its dtype and the problem's TF32
+// permission (f32 matmul: TF32 where permitted, FP32 under --no-tf32), from the device's measured
+// ceilings; the fraction is the case's achieved GFLOP/s over it. The cpu doctor measures no
+// compute ceiling, so one is written into the cache, far from the copy figures it keeps.
+TEST(Reliability, TheComputeCeilingFollowsTheDtypeAndTheTf32Permission) {
+  const fs::path cache = test_dir() / "compute-ceiling";
+  fs::create_directories(cache);
+  const auto probe = kjudge({"doctor"}, 120, {{"KJUDGE_CACHE", cache.string()}});
+  ASSERT_EQ(probe.r.exit_status, 0) << probe.r.output;
+  auto ceil = nlohmann::json::parse(read_text(cache / "ceilings-cpu.json"));
+  ceil["fp32_gflops"] = 1000.0;
+  ceil["tf32_gflops"] = 8000.0;
+  ceil["bf16_gflops"] = 16000.0;
+  std::ofstream(cache / "ceilings-cpu.json") << ceil.dump();
+  const std::string matmul = std::string(KJUDGE_SOURCE_DIR) + "/examples/matmul_bias_relu/naive.cpp";
+  for (const bool tf32 : {true, false}) {
+    std::vector<std::string> args{"eval", "matmul_bias_relu", matmul, "--torch", "none", "--budget", "1", "--no-store"};
+    if (!tf32) args.emplace_back("--no-tf32");
+    const auto c = kjudge(args, 300, {{"KJUDGE_CACHE", cache.string()}});
+    ASSERT_TRUE(c.result.is_object()) << c.r.output;
+    ASSERT_FALSE(c.result["timing"]["cases"].empty()) << c.r.output;
+    for (const auto& tc : c.result["timing"]["cases"]) {
+      const auto& a = tc["achieved"];
+      ASSERT_TRUE(a["ceiling_gflops"].is_number()) << a.dump();
+      EXPECT_EQ(a["ceiling_gflops"].get<double>(), tf32 ? 8000.0 : 1000.0) << a.dump();
+      EXPECT_NEAR(a["fraction_of_compute_ceiling"].get<double>(),
+                  a["gflops"].get<double>() / a["ceiling_gflops"].get<double>(), 1e-12)
+          << a.dump();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace kjudge::test

@@ -156,6 +156,7 @@ class evaluation {
   [[nodiscard]] stats::ratio_summary paired_ci(const std::vector<double>& num, const std::vector<double>& den) const;
   [[nodiscard]] std::vector<double> ratios_of(std::size_t c, std::size_t q) const;
   or_verdict<nlohmann::json> summarize_case(std::size_t c, case_ratios& ratios);
+  [[nodiscard]] std::optional<double> compute_ceiling_gflops() const;
   phase_outcome achieved(const planned_case& bench, const cost_estimate& cost, double med, nlohmann::json& cj);
   void summarize_memory();
   void summarize_timing(const nlohmann::json& tcases);

@@ -171,6 +171,26 @@ or_verdict<json> evaluation::summarize_case(std::size_t c, case_ratios& ratios) 
   return cj;
 }
 
+// The compute ceiling that applies to this evaluation's dtype, GFLOP/s, where `kjudge doctor`
+// measured one (cuda): bf16 and f16 against the bf16 tensor-core rate; f32 against TF32 where the
+// problem permits it (an honest kernel may use it) and plain FP32 where it does not.
+std::optional<double> evaluation::compute_ceiling_gflops() const {
+  if (!m_ceil) return std::nullopt;
+  std::optional<double> c;
+  switch (m_c.variant) {
+    case dtype::bf16:
+    case dtype::f16:
+      c = m_ceil->bf16_gflops;
+      break;
+    case dtype::f32:
+      c = m_c.tf32 ? m_ceil->tf32_gflops : m_ceil->fp32_gflops;
+      break;
+    default:
+      break;
+  }
+  return c && *c > 0 ? c : std::nullopt;
+}
+
 // The case's achieved traffic and flops against the device's copy ceiling ("achieved"); rule
 // faster_than_light where cold samples moved the problem's minimum bytes faster than possible.
 phase_outcome evaluation::achieved(const planned_case& bench, const cost_estimate& cost, double med, json& cj) {
@@ -188,12 +208,17 @@ phase_outcome evaluation::achieved(const planned_case& bench, const cost_estimat
   }
   json fraction = nullptr;
   if (m_ceil && m_ceil->copy_gbps > 0) fraction = gbps / m_ceil->copy_gbps;
-  cj["achieved"] = json{{"gbps", gbps},
-                        {"gflops", cost.flops / med / 1e9},
-                        {"bytes", cost.bytes},
-                        {"flops", cost.flops},
-                        {"fraction_of_ceiling", fraction},
-                        {"ceiling_gbps", m_ceil ? json(m_ceil->copy_gbps) : json(nullptr)}};
+  const double gflops = cost.flops / med / 1e9;
+  const auto compute = compute_ceiling_gflops();
+  cj["achieved"] =
+      json{{"gbps", gbps},
+           {"gflops", gflops},
+           {"bytes", cost.bytes},
+           {"flops", cost.flops},
+           {"fraction_of_ceiling", fraction},
+           {"ceiling_gbps", m_ceil ? json(m_ceil->copy_gbps) : json(nullptr)},
+           {"ceiling_gflops", compute && cost.flops > 0 ? json(*compute) : json(nullptr)},
+           {"fraction_of_compute_ceiling", compute && cost.flops > 0 ? json(gflops / *compute) : json(nullptr)}};
   // Cold samples read their data from DRAM (caches flushed), so moving the problem's minimum bytes
   // faster than the measured copy ceiling is impossible. The margin (1.5x) covers the ceiling's own
   // error (a read-mostly stream beats a copy) without hiding a real violation, which is typically
