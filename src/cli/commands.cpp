@@ -623,7 +623,7 @@ int cmd_doctor(const std::string& device) {
     // The controller never links CUDA: a cuda worker with the doctor role measures.
     worker_options wo;
     wo.backend = "cuda";
-    wo.role = "doctor";
+    wo.role = worker_role::doctor;
     wo.memory_limit_bytes = 0;
     wo.sandbox = false;
     wo.scratch_dir = cache_root() / "scratch" / ("doctor-" + std::to_string(::getpid()));

@@ -32,9 +32,10 @@ verdict rule_verdict(const std::string& rule_name, std::vector<std::string> reas
 }
 
 verdict verdict_of_failure(const worker_failure& f, const std::string& what) {
-  if (!f.role.empty() && f.role != "candidate")
-    throw usage_error("the " + f.role + " (the problem's own code, not the candidate) failed during " + what + ": " +
-                      f.message + "; the candidate was not judged" +
+  if (f.role && *f.role != worker_role::candidate)
+    throw usage_error("the " + worker_role_name(*f.role) +
+                      " (the problem's own code, not the candidate) failed during " + what + ": " + f.message +
+                      "; the candidate was not judged" +
                       (f.log_tail.empty() ? "" : "\n--- its log, last lines ---\n" + f.log_tail));
   json ev{{"during", what},
           {"signal", f.signal},

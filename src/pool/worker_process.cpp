@@ -268,7 +268,7 @@ std::variant<worker_process, worker_failure> worker_process::launch(const worker
 
   json hello{{"type", "hello"},
              {"library", o.library.string()},
-             {"role", o.role},
+             {"role", worker_role_name(o.role)},
              {"backend", o.backend},
              {"sandbox", o.sandbox},
              {"protocol", 1},
@@ -321,7 +321,7 @@ worker_reply worker_process::receive(double timeout_s) {
   json m;
   std::string err;
   const auto st = m_channel.receive(m, deadline_in(timeout_s), &err);
-  tracer().log(m_options.role, m_pid, m_sent_type, m_sent_at, m);
+  tracer().log(worker_role_name(m_options.role), m_pid, m_sent_type, m_sent_at, m);
   switch (st) {
     case recv_status::ok:
       if (m.value("type", "") == "error") {

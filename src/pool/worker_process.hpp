@@ -16,6 +16,7 @@
 #include "pool/process_census.hpp"
 #include "pool/syscall_monitor.hpp"
 #include "protocol/channel.hpp"
+#include "protocol/messages.hpp"
 
 namespace kjudge {
 
@@ -25,7 +26,7 @@ struct worker_options {
   // The worker program; empty: worker_executable(backend). kjudge-worker-py for Python parties,
   // whose `library` is then the party's description (docs/python.md).
   std::filesystem::path executable;
-  std::string role = "candidate";  // candidate | baseline | reference
+  worker_role role = worker_role::candidate;
   std::size_t arena_bytes = 1 << 20;
   // The arena's first bytes a device worker pins (page-locks) for its copies; the rest is copied
   // through the driver's staging. Default: all of it.
@@ -62,8 +63,8 @@ struct worker_failure {
   int signal = 0;
   int exit_status = -1;
   long max_rss_kb = 0;
-  std::string log_tail;  // last lines of the worker's stdout/stderr
-  std::string role;      // the worker's role (worker_options::role): whose failure it is
+  std::string log_tail;             // last lines of the worker's stdout/stderr
+  std::optional<worker_role> role;  // the worker's role (worker_options::role): whose failure it is
 };
 
 using worker_reply = std::variant<json, worker_failure>;

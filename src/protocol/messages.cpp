@@ -123,4 +123,24 @@ std::string seed_hex(std::uint64_t seed) {
   return buf;
 }
 
+std::string worker_role_name(worker_role r) {
+  switch (r) {
+    case worker_role::candidate:
+      return "candidate";
+    case worker_role::baseline:
+      return "baseline";
+    case worker_role::reference:
+      return "reference";
+    case worker_role::doctor:
+      return "doctor";
+  }
+  return "candidate";
+}
+
+std::optional<worker_role> parse_worker_role(const std::string& name) {
+  for (const auto r : {worker_role::candidate, worker_role::baseline, worker_role::reference, worker_role::doctor})
+    if (worker_role_name(r) == name) return r;
+  return std::nullopt;
+}
+
 }  // namespace kjudge

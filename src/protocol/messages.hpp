@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,14 @@ namespace kjudge {
 using json = nlohmann::json;
 
 inline constexpr int protocol_version = 1;
+
+// Whose code a worker runs, named in `hello` (role): the candidate's (its failures are its
+// verdicts), a baseline's or the reference's (the problem's own code: their failures are usage
+// errors, never the candidate's), or the doctor's (the device's ceilings, no party).
+enum class worker_role { candidate, baseline, reference, doctor };
+std::string worker_role_name(worker_role r);
+// nullopt for a name that is none of the four.
+std::optional<worker_role> parse_worker_role(const std::string& name);
 
 // Everything a worker needs to generate a call's inputs and allocate its outputs.
 struct call_spec {

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/dtype.hpp"
+#include "protocol/messages.hpp"
 
 namespace kjudge::py {
 
@@ -111,7 +112,7 @@ void capsule_destructor(PyObject* cap) {
 }
 
 struct host_state {
-  std::string role;
+  worker_role role = worker_role::candidate;
   bool cuda = false;
   int device_index = 0;
   PyObject* fn = nullptr;                // the party's callable
@@ -376,7 +377,8 @@ int complete_locked(const kj_args* a) {
     const kj_tensor& out = a->outputs[i];
     const std::string which = "output " + std::to_string(i);
     if (!same_type(t.dtype, out.dtype)) {
-      if (g.role != "candidate" && g.dtype_names.count(out.dtype) && !converted[static_cast<std::size_t>(i)]) {
+      if (g.role != worker_role::candidate && g.dtype_names.count(out.dtype) &&
+          !converted[static_cast<std::size_t>(i)]) {
         // A trusted party (a torch baseline) whose function returns another dtype: converted
         // here, after the clock, as a caller would convert it; never for a candidate.
         PyObject* dt = PyObject_GetAttrString(g.torch, g.dtype_names.at(out.dtype).c_str());
@@ -418,7 +420,7 @@ int complete_locked(const kj_args* a) {
     // A candidate's result must be memory of its own: one that is (a view of) an input would have
     // its copy into the judge's buffer, the work an honest kernel does in the call, made here,
     // after the clock stopped.
-    if (g.role == "candidate")
+    if (g.role == worker_role::candidate)
       for (int j = 0; j < a->n_inputs; ++j) {
         const kj_tensor& in = a->inputs[j];
         std::size_t in_numel = 1;
@@ -626,10 +628,10 @@ nlohmann::json g_cfg;
 // The party's files, imported inside the sandbox (hosted_program::import_party): the glue's load()
 // imports them and returns what the entry points use.
 std::string import_party(hosted_program& out) {
-  const std::string role = g.role;
+  const worker_role role = g.role;
   const nlohmann::json& cfg = g_cfg;
   gil l;
-  PyObject* res = PyObject_CallMethod(g.glue, "load", "ss", cfg.dump().c_str(), role.c_str());
+  PyObject* res = PyObject_CallMethod(g.glue, "load", "ss", cfg.dump().c_str(), worker_role_name(role).c_str());
   if (res == nullptr) {
     PyObject *type = nullptr, *value = nullptr, *tb = nullptr;
     PyErr_Fetch(&type, &value, &tb);
@@ -640,7 +642,7 @@ std::string import_party(hosted_program& out) {
     PyErr_Restore(type, value, tb);
     const std::string msg = python_error();
     // The party's own file failing to load is bad input for a candidate, a fault for ours.
-    return (role == "candidate" || is_bad ? "bad_input: " : "internal: ") + msg;
+    return (role == worker_role::candidate || is_bad ? "bad_input: " : "internal: ") + msg;
   }
   try {
     g.fn = PyDict_GetItemString(res, "fn");
@@ -678,7 +680,7 @@ std::string import_party(hosted_program& out) {
   }
   Py_DECREF(res);
   if (g.fn == nullptr) return "internal: the party has no callable";
-  if (role == "reference" && g.fn64 == nullptr) return "internal: the reference has no float64 callable";
+  if (role == worker_role::reference && g.fn64 == nullptr) return "internal: the reference has no float64 callable";
   out.run = &run_entry;
   out.prepare = &prepare_entry;
   out.complete = &complete_entry;
@@ -694,7 +696,10 @@ std::string import_party(hosted_program& out) {
 }  // namespace
 
 std::string load_program(const nlohmann::json& hello, hosted_program& out) {
-  const std::string role = hello.value("role", "candidate");
+  const std::string role_name = hello.value("role", "candidate");
+  const auto parsed_role = parse_worker_role(role_name);
+  if (!parsed_role) return "internal: hello: no role '" + role_name + "'";
+  const worker_role role = *parsed_role;
   g.role = role;
   g.cuda = hello.value("backend", "cpu") == "cuda";
   try {
@@ -738,8 +743,8 @@ std::string load_program(const nlohmann::json& hello, hosted_program& out) {
   }
   // What the sandbox must let the party read (the interpreter, torch, the party's directory),
   // and the environment the glue reports, from torch's settings alone.
-  PyObject* res = PyObject_CallMethod(g.glue, "prepare", "ss", g_cfg.dump().c_str(), role.c_str());
-  if (res == nullptr) return (role == "candidate" ? "bad_input: " : "internal: ") + python_error();
+  PyObject* res = PyObject_CallMethod(g.glue, "prepare", "ss", g_cfg.dump().c_str(), worker_role_name(role).c_str());
+  if (res == nullptr) return (role == worker_role::candidate ? "bad_input: " : "internal: ") + python_error();
   try {
     PyObject* env = PyDict_GetItemString(res, "env");
     if (env && PyUnicode_Check(env)) out.environment = nlohmann::json::parse(PyUnicode_AsUTF8(env));

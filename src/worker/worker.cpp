@@ -303,7 +303,7 @@ class session {
   run_fn m_run = nullptr;
   run_fn m_ref64 = nullptr;
   ws_fn m_ws = nullptr;
-  std::string m_role;
+  worker_role m_role = worker_role::candidate;
   std::string m_last_exception;
   std::vector<std::byte> m_probe;  // the deferred-work probe's second copy of an output, reused
   std::vector<std::byte> m_workspace_poison;
@@ -330,9 +330,15 @@ int session::invoke(const kj_args& a) {
 
 bool session::handle_hello(const json& m) {
   m_ch.set_token(m.at("tok").get<std::string>());
-  m_role = m.value("role", "candidate");
+  const std::string role_name = m.value("role", "candidate");
+  const auto role = parse_worker_role(role_name);
+  if (!role) {
+    send_error("internal", "hello: no role '" + role_name + "'");
+    return false;
+  }
+  m_role = *role;
   if (!start_backend(m)) return false;
-  if (m_role == "doctor") {
+  if (m_role == worker_role::doctor) {
     // Measures the device ceilings only; loads no code.
     json env = m_backend->environment();
     m_ch.send(json{{"type", "ready"},
@@ -350,7 +356,7 @@ bool session::handle_hello(const json& m) {
   // of passing on the zeros of fresh pages. The fill's cost falls on the candidate alone (it is
   // the untrusted party; allocating once, thread_local or in the workspace, avoids it), never on
   // the baselines, the reference or a Python host.
-  if (m_role == "candidate" && m_loader == nullptr) ::mallopt(M_PERTURB, 0x80);
+  if (m_role == worker_role::candidate && m_loader == nullptr) ::mallopt(M_PERTURB, 0x80);
   const bool sandbox_requested = m.value("sandbox", true);
   json sandbox_env{{"enabled", false}};
   // Descriptor 5 hands the sandbox's seccomp listener to the controller (worker/sandbox.cpp); a
@@ -367,7 +373,7 @@ bool session::handle_hello(const json& m) {
     send_error("bad_input", "the candidate exports no kj_run (declare it with KJ_EXPORT int kj_run(const kj_args*))");
     return false;
   }
-  if (m_role == "reference" && m_ref64 == nullptr) {
+  if (m_role == worker_role::reference && m_ref64 == nullptr) {
     send_error("bad_input", "the reference exports no kj_reference_f64");
     return false;
   }
@@ -538,7 +544,7 @@ void session::alloc_outputs(call_buffers& cb, const call_spec& c) {
     // The room for the outputs' snapshots (the deferred-work probe's copy as the call returned),
     // before any trace. The timed parties all take them, so that every party's timed samples are
     // followed by the same untimed work; the reference never does.
-    if (m_role != "reference") m_backend->reserve_snapshot(cb.outputs.size(), d.nbytes());
+    if (m_role != worker_role::reference) m_backend->reserve_snapshot(cb.outputs.size(), d.nbytes());
     auto b = m_backend->allocate(d.nbytes(), "output " + d.name);
     m_backend->poison(b, d.type, d.numel());
     cb.outputs.push_back(b);
@@ -556,7 +562,7 @@ void session::finish_args(call_buffers& cb, const call_spec& c) {
   a.scalars = c.scalars.data();
   a.n_scalars = static_cast<int32_t>(c.scalars.size());
   a.stream = m_backend->stream();
-  if (m_ws != nullptr && m_role != "reference") {
+  if (m_ws != nullptr && m_role != worker_role::reference) {
     const std::size_t ws = query_workspace(cb, a);
     if (cb.workspace.base != nullptr && cb.workspace.bytes != ws) m_backend->release(cb.workspace);
     if (cb.workspace.base == nullptr && ws > 0) cb.workspace = m_backend->allocate(ws, "workspace");
@@ -1273,7 +1279,7 @@ int session::serve() {
       send_error(f.kind(), f.what());
       if (f.fatal()) return 0;
     } catch (const generation_error& e) {
-      send_error(m_role == "candidate" ? "runtime_error" : "internal", e.what());
+      send_error(m_role == worker_role::candidate ? "runtime_error" : "internal", e.what());
     } catch (const std::bad_alloc&) {
       send_error("resource_limit", "out of memory while preparing or running a call");
     } catch (const std::exception& e) {

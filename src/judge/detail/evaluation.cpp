@@ -131,7 +131,8 @@ verdict evaluation::sandbox_verdict(const verdict& given) {
       list.push_back(std::move(call));
     }
     denied[w->options().scratch_dir.filename().string()] = list;
-    if (w->options().role == "candidate") candidate_denied.insert(candidate_denied.end(), list.begin(), list.end());
+    if (w->options().role == worker_role::candidate)
+      candidate_denied.insert(candidate_denied.end(), list.begin(), list.end());
   }
   if (!denied.empty()) m_result["sandbox_denied"] = denied;
   if (candidate_denied.empty()) return given;
@@ -220,7 +221,7 @@ worker_options evaluation::sanitizer_worker_options(const std::filesystem::path&
   worker_options wo;
   wo.backend = device_name(m_c.device);
   wo.library = m_cand_build.library;
-  wo.role = "candidate";
+  wo.role = worker_role::candidate;
   wo.arena_bytes = m_arena.cand;
   wo.memory_limit_bytes = 0;
   wo.sandbox = false;

@@ -112,12 +112,12 @@ class evaluation {
   phase_outcome build_parties();
   void size_arenas();
   void plan_host_memory();
-  worker_options worker_options_for(const std::filesystem::path& lib, const std::string& role, const std::string& label,
+  worker_options worker_options_for(const std::filesystem::path& lib, worker_role role, const std::string& label,
                                     const nlohmann::json& party, bool timing = false) const;
-  or_verdict<worker_process*> adopt_worker(std::variant<worker_process, worker_failure>&& r, const std::string& role,
+  or_verdict<worker_process*> adopt_worker(std::variant<worker_process, worker_failure>&& r, worker_role role,
                                            const std::string& label);
-  or_verdict<worker_process*> start_worker(const std::filesystem::path& lib, const std::string& role,
-                                           const std::string& label, const nlohmann::json& party = nullptr);
+  or_verdict<worker_process*> start_worker(const std::filesystem::path& lib, worker_role role, const std::string& label,
+                                           const nlohmann::json& party = nullptr);
   or_verdict<worker_process*> await_launched(launched_party& lp);
   std::variant<worker_process, worker_failure> launch_timing_worker() const;
   void launch_baselines();

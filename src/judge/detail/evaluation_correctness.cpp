@@ -19,7 +19,7 @@ or_verdict<std::pair<worker_process*, worker_process*>> evaluation::start_varian
   worker_options wo;
   wo.backend = "cpu";
   wo.library = m_ref_build.library;
-  wo.role = "reference";
+  wo.role = worker_role::reference;
   wo.arena_bytes = m_arena.ref;
   wo.memory_limit_bytes = 0;
   wo.sandbox = m_o.sandbox;
@@ -38,7 +38,7 @@ or_verdict<std::pair<worker_process*, worker_process*>> evaluation::start_varian
   // candidate takes its shapes from each call.
   if (!m_c.python_candidate) return std::pair{vref, m_cand};
   auto vcand = start_worker(
-      m_cand_build.library, "candidate", "candidate-shape-" + sv.label,
+      m_cand_build.library, worker_role::candidate, "candidate-shape-" + sv.label,
       python_party(m_p, sv.pyp, "candidate", m_o.candidate, python_party_kind(sv.pyp, "candidate"),
                    python_candidate_is_reference(m_o.candidate, sv.pyp) ? sv.pyp.entry : sv.pyp.candidate_entry,
                    std::nullopt, m_o.tf32, device_name(m_c.device), m_c.variant, m_c.py_setup));

@@ -192,18 +192,18 @@ void evaluation::plan_host_memory() {
 // `party`: a Python party's description (kjudge-worker-py); null for a shared object. `timing`:
 // the candidate's timing worker, sized as a timed party's (one call), its arena pinned as the
 // candidate's for the rechecks' transfers of kept calls.
-worker_options evaluation::worker_options_for(const std::filesystem::path& lib, const std::string& role,
+worker_options evaluation::worker_options_for(const std::filesystem::path& lib, worker_role role,
                                               const std::string& label, const json& party, bool timing) const {
   worker_options wo;
   wo.backend = device_name(m_c.device);
   wo.library = lib;
   wo.role = role;
-  const bool correctness_candidate = role == "candidate" && !timing;
-  wo.arena_bytes = role == "reference" ? m_arena.ref : correctness_candidate ? m_arena.cand : m_arena.timed;
-  wo.pin_bytes = role == "reference"     ? m_arena.ref_pin
-                 : correctness_candidate ? m_arena.cand
-                 : role == "candidate"   ? (m_c.switches.pin_timing_arena ? m_arena.timed : 0)
-                                         : 0;
+  const bool correctness_candidate = role == worker_role::candidate && !timing;
+  wo.arena_bytes = role == worker_role::reference ? m_arena.ref : correctness_candidate ? m_arena.cand : m_arena.timed;
+  wo.pin_bytes = role == worker_role::reference   ? m_arena.ref_pin
+                 : correctness_candidate          ? m_arena.cand
+                 : role == worker_role::candidate ? (m_c.switches.pin_timing_arena ? m_arena.timed : 0)
+                                                  : 0;
   wo.memory_limit_bytes = m_c.device == device_kind::cuda ? 0 : m_o.memory_limit_bytes;
   wo.sandbox = m_o.sandbox;
   wo.scratch_dir = m_scratch / label;
@@ -211,13 +211,13 @@ worker_options evaluation::worker_options_for(const std::filesystem::path& lib, 
   return wo;
 }
 
-or_verdict<worker_process*> evaluation::adopt_worker(std::variant<worker_process, worker_failure>&& r,
-                                                     const std::string& role, const std::string& label) {
+or_verdict<worker_process*> evaluation::adopt_worker(std::variant<worker_process, worker_failure>&& r, worker_role role,
+                                                     const std::string& label) {
   if (std::holds_alternative<worker_failure>(r)) {
     const auto& f = std::get<worker_failure>(r);
     // The reference's or a baseline's failure is the problem's or the machine's, never the
     // candidate's: nothing is judged (exit 2), and a missing torch says how to do without.
-    if (role != "candidate")
+    if (role != worker_role::candidate)
       throw usage_error("the " + label + " worker failed to start: " + f.message +
                         (label.find("torch") != std::string::npos
                              ? "; or pass --torch none to judge without the PyTorch baselines"
@@ -229,20 +229,20 @@ or_verdict<worker_process*> evaluation::adopt_worker(std::variant<worker_process
   return m_workers.back().get();
 }
 
-or_verdict<worker_process*> evaluation::start_worker(const std::filesystem::path& lib, const std::string& role,
+or_verdict<worker_process*> evaluation::start_worker(const std::filesystem::path& lib, worker_role role,
                                                      const std::string& label, const json& party) {
   return adopt_worker(worker_process::start(worker_options_for(lib, role, label, party)), role, label);
 }
 
 // A launched party's worker once it is ready (the failure to start says which party).
 or_verdict<worker_process*> evaluation::await_launched(launched_party& lp) {
-  return adopt_worker(awaited(std::move(lp.started)), "baseline", lp.label);
+  return adopt_worker(awaited(std::move(lp.started)), worker_role::baseline, lp.label);
 }
 
 // The candidate's timing worker (judge_switches::fresh_timing_worker).
 std::variant<worker_process, worker_failure> evaluation::launch_timing_worker() const {
   return worker_process::launch(
-      worker_options_for(m_cand_build.library, "candidate", "candidate-timing", m_cand_party, true));
+      worker_options_for(m_cand_build.library, worker_role::candidate, "candidate-timing", m_cand_party, true));
 }
 
 // The timed baselines that load while the checks run: the reference as a baseline, the torch
@@ -255,9 +255,9 @@ void evaluation::launch_baselines() {
     if (!m_c.py_setup.unavailable.empty()) m_torch_kinds.clear();  // reported as skipped at timing
   }
   if (m_o.timing && !m_c.python_reference)
-    m_launched.push_back(
-        {"reference", "baseline-reference",
-         worker_process::launch(worker_options_for(m_ref_build.library, "baseline", "baseline-reference", json()))});
+    m_launched.push_back({"reference", "baseline-reference",
+                          worker_process::launch(worker_options_for(m_ref_build.library, worker_role::baseline,
+                                                                    "baseline-reference", json()))});
   const python_problem& pyp = m_c.pyp;
   for (const auto& kind : m_torch_kinds) {
     std::string label = kind;
@@ -266,7 +266,7 @@ void evaluation::launch_baselines() {
     m_launched.push_back(
         {kind, label,
          worker_process::launch(worker_options_for(
-             pyp.file, "baseline", label,
+             pyp.file, worker_role::baseline, label,
              python_party(m_p, pyp, "baseline", pyp.file, python_party_kind(pyp, "baseline"), pyp.entry,
                           torch_compile_mode(kind), m_o.tf32, device, m_c.variant, m_c.py_setup)))});
   }
@@ -277,7 +277,7 @@ std::variant<worker_process, worker_failure> evaluation::launch_reference() cons
   worker_options wo;
   wo.backend = m_python_device_reference || m_device_reference ? "cuda" : "cpu";
   wo.library = m_ref_build.library;
-  wo.role = "reference";
+  wo.role = worker_role::reference;
   wo.arena_bytes = m_arena.ref;
   wo.pin_bytes = m_arena.ref_pin;
   wo.memory_limit_bytes = 0;
@@ -310,8 +310,8 @@ phase_outcome evaluation::launch_workers() {
                                 // A/A: the problem's own Python file judged as a candidate runs its entry.
                                 python_candidate_is_reference(m_o.candidate, pyp) ? pyp.entry : pyp.candidate_entry,
                                 std::nullopt, m_o.tf32, device_name(m_c.device), m_c.variant, m_c.py_setup);
-  auto cand_started =
-      worker_process::launch(worker_options_for(m_cand_build.library, "candidate", "candidate", m_cand_party));
+  auto cand_started = worker_process::launch(
+      worker_options_for(m_cand_build.library, worker_role::candidate, "candidate", m_cand_party));
   // The candidate's timing worker loads while the correctness checks run where host memory holds
   // both; else it starts once the checks' worker has stopped.
   if (m_o.timing && m_c.switches.fresh_timing_worker && m_memory.beside)

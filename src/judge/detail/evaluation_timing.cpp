@@ -150,7 +150,7 @@ phase_outcome evaluation::add_baselines() {
         bf != m_baseline_builds.end() ? bf->second.get() : build_candidate(build_request{b.source, device});
     if (!bb.cache_note.empty()) m_result["build"]["cache_notes"].push_back(bb.cache_note);
     if (!bb.ok) throw internal_error("baseline " + b.name + " does not compile:\n" + bb.diagnostics);
-    auto w = start_worker(bb.library, "baseline", "baseline-" + b.name);
+    auto w = start_worker(bb.library, worker_role::baseline, "baseline-" + b.name);
     if (!w.ok()) return w.rejection();
     m_parties.push_back({b.name, b.source, bb.source_sha256, w.value(), false});
   }
