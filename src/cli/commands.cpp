@@ -420,21 +420,21 @@ std::vector<std::filesystem::path> imported_problem_dirs(const std::string& pref
   return dirs;
 }
 
-int cmd_validate(const eval_flags& f, const std::string& problem, bool all, int sample, const std::string& part,
-                 const std::string& results_dir) {
-  if (!all && problem.empty()) throw usage_error("validate: give a PROBLEM or --all");
-  // `--all` alone walks the suite; `--all PREFIX` every imported problem under PREFIX (for
-  // instance kb/level1 after `kjudge import kernelbench`).
-  struct target {
-    std::string label;
-    std::filesystem::path dir;
-    std::optional<problem_spec> spec;
-    std::string load_error;
-  };
-  std::vector<target> targets;
+// One problem `kjudge validate` judges; a problem that does not load is kept, with its error.
+struct validate_target {
+  std::string label;
+  std::filesystem::path dir;
+  std::optional<problem_spec> spec;
+  std::string load_error;
+};
+
+// `--all` alone walks the suite; `--all PREFIX` every imported problem under PREFIX (for
+// instance kb/level1 after `kjudge import kernelbench`).
+std::vector<validate_target> validate_targets(const std::string& problem, bool all) {
+  std::vector<validate_target> targets;
   if (all && !problem.empty()) {
     for (const auto& d : imported_problem_dirs(problem)) {
-      target t{std::filesystem::relative(d, imported_problems_root()).string(), d, std::nullopt, ""};
+      validate_target t{std::filesystem::relative(d, imported_problems_root()).string(), d, std::nullopt, ""};
       try {
         t.spec = load_problem(d.string());
       } catch (const std::exception& e) {
@@ -448,153 +448,203 @@ int cmd_validate(const eval_flags& f, const std::string& problem, bool all, int 
     auto p = load_problem(problem);
     targets.push_back({p.name, p.dir, p, ""});
   }
-  const std::size_t found = targets.size();
-  if (!part.empty()) {
-    // --part I/N: the problems whose index in the sorted list is I modulo N (complementary parts
-    // spread a level over several runs, e.g. one per session of device time).
-    unsigned i = 0, n = 0;
-    char slash = 0;
-    std::istringstream ps(part);
-    if (!(ps >> i >> slash >> n) || slash != '/' || n == 0 || i >= n || !ps.eof())
-      throw usage_error("--part " + part + ": expected I/N with 0 <= I < N, e.g. 0/3");
-    std::vector<target> picked;
-    for (std::size_t k = 0; k < targets.size(); ++k)
-      if (k % n == i) picked.push_back(std::move(targets[k]));
-    targets = std::move(picked);
-    std::printf("--part %s: %zu of the %zu problems found\n", part.c_str(), targets.size(), found);
-  }
-  if (sample > 0 && static_cast<std::size_t>(sample) < targets.size()) {
-    // Evenly spaced over the sorted list (the first included): a level's early and late
-    // problems alike, the same ones on every run.
-    std::vector<target> picked;
-    const std::size_t have = targets.size();
-    for (int i = 0; i < sample; ++i)
-      picked.push_back(std::move(targets[static_cast<std::size_t>(i) * have / static_cast<std::size_t>(sample)]));
-    targets = std::move(picked);
-    std::printf("--sample %d: %zu of the %zu problems, evenly spaced\n", sample, targets.size(), found);
-  }
+  return targets;
+}
+
+// --part I/N: the problems whose index in the sorted list is I modulo N (complementary parts
+// spread a level over several runs, e.g. one per session of device time).
+void pick_part(std::vector<validate_target>& targets, const std::string& part, std::size_t found) {
+  unsigned i = 0, n = 0;
+  char slash = 0;
+  std::istringstream ps(part);
+  if (!(ps >> i >> slash >> n) || slash != '/' || n == 0 || i >= n || !ps.eof())
+    throw usage_error("--part " + part + ": expected I/N with 0 <= I < N, e.g. 0/3");
+  std::vector<validate_target> picked;
+  for (std::size_t k = 0; k < targets.size(); ++k)
+    if (k % n == i) picked.push_back(std::move(targets[k]));
+  targets = std::move(picked);
+  std::printf("--part %s: %zu of the %zu problems found\n", part.c_str(), targets.size(), found);
+}
+
+// Evenly spaced over the sorted list (the first included): a level's early and late problems
+// alike, the same ones on every run.
+void pick_sample(std::vector<validate_target>& targets, int sample, std::size_t found) {
+  std::vector<validate_target> picked;
+  const std::size_t have = targets.size();
+  for (int i = 0; i < sample; ++i)
+    picked.push_back(std::move(targets[static_cast<std::size_t>(i) * have / static_cast<std::size_t>(sample)]));
+  targets = std::move(picked);
+  std::printf("--sample %d: %zu of the %zu problems, evenly spaced\n", sample, targets.size(), found);
+}
+
+// What the A/A run over all targets found.
+struct validate_tally {
   int failures = 0;
-  int timed = 0, within_band = 0;  // problems with a ratio; of those, ratio in [0.98, 1.02]
-  std::printf("A/A validation: the reference judged as a candidate against itself (%s, %s)\n", f.device.c_str(),
-              f.mode.c_str());
+  int timed = 0;        // problems with a ratio
+  int within_band = 0;  // of those, ratio in [0.98, 1.02]
   std::vector<std::string> failed;
-  for (const auto& t : targets) {
-    char line[1024];
-    if (!t.spec) {
-      std::snprintf(line, sizeof line, "%-34s FAIL  the problem does not load: %s", t.label.c_str(),
-                    t.load_error.c_str());
-      std::printf("%s\n", line);
-      failed.push_back(line);
-      ++failures;
-      continue;
-    }
-    const problem_spec& p = *t.spec;
-    // The A/A candidate and the party it is read against: the C++ (or, on cuda, CUDA) reference
-    // against the "reference" party; an imported problem's Python reference against torch:eager
-    // (the same module, eager: imported problems have no native reference).
-    const python_problem pyp = python_problem_of(p);
-    std::filesystem::path cand;
-    std::string against;
-    eval_flags g = f;
-    g.no_store = true;
-    if (!pyp.format.empty() && !p.reference_cpp) {
-      cand = pyp.file;
-      against = "torch:eager";
-      g.torch = "torch:eager";
-    } else if (p.reference_cpp) {
-      cand = f.device == "cuda" && p.reference_cu ? *p.reference_cu : *p.reference_cpp;
-      against = "reference";
-    } else {
-      std::snprintf(line, sizeof line, "%-34s FAIL  no reference to judge as a candidate", t.label.c_str());
-      std::printf("%s\n", line);
-      failed.push_back(line);
-      ++failures;
-      continue;
-    }
-    result_document r;
-    try {
-      r = run_eval(g, p.dir.string(), cand.string(), t.label + " (A/A)");
-      if (!results_dir.empty()) {
-        std::string name = t.label;
-        std::replace(name.begin(), name.end(), '/', '_');
-        write_json_file((std::filesystem::path(results_dir) / (name + ".json")).string(), r.to_json());
-      }
-    } catch (const std::exception& e) {
-      std::snprintf(line, sizeof line, "%-34s FAIL  %s", t.label.c_str(), e.what());
-      std::printf("%s\n", line);
-      failed.push_back(line);
-      ++failures;
-      continue;
-    }
-    const std::string st(verdict_status_name(r.verdict.status));
-    const result_speedup_figure* s = nullptr;  // the A/A's ratio: the candidate against its own code
-    if (r.speedup && r.speedup->per_baseline)
-      if (const auto it = r.speedup->per_baseline->find(against); it != r.speedup->per_baseline->end()) s = &it->second;
-    const int rounds = r.timing ? static_cast<int>(r.timing->rounds.value_or(0)) : 0;
-    if (f.no_timing && r.verdict.ok()) {
-      // --no-timing: the reference's correctness against itself only; no ratio to judge.
-      std::snprintf(line, sizeof line, "%-34s ok    correct on every case (--no-timing: no ratio)", t.label.c_str());
-    } else if (!r.verdict.ok() || s == nullptr || !s->median) {
-      std::snprintf(line, sizeof line, "%-34s FAIL  verdict %s: %s", t.label.c_str(), st.c_str(),
-                    r.verdict.reasons.empty() ? "" : r.verdict.reasons[0].c_str());
-      failed.push_back(line);
-      ++failures;
-    } else if (!s->ci95) {
-      // Too few rounds for a CI (--rounds below stats::min_rounds_for_ci95): nothing to validate by.
-      std::snprintf(line, sizeof line, "%-34s FAIL  no 95%% CI from %d round(s) (at least %d needed)", t.label.c_str(),
-                    rounds, stats::min_rounds_for_ci95);
-      failed.push_back(line);
-      ++failures;
-    } else {
-      const double med = *s->median, lo = s->ci95->first, hi = s->ci95->second;
-      const bool in_band = med >= 0.98 && med <= 1.02;
-      const bool ok = in_band && lo <= 1.0 && hi >= 1.0;
-      ++timed;
-      if (in_band) ++within_band;
-      // Enough decimals that the printed CI says what the criterion saw: at 4, a CI of
-      // [0.99991, 0.99998] printed as [0.9999, 1.0000] and seemed to contain 1 (KernelBench #42).
-      int digits = 4;
-      const auto shown = [&](double v) { return std::round(v * std::pow(10.0, digits)) / std::pow(10.0, digits); };
-      while (digits < 8 && (shown(lo) <= 1.0 && shown(hi) >= 1.0) != (lo <= 1.0 && hi >= 1.0)) ++digits;
-      // --worker-epochs: each set of workers' own ratio, so that a spread between processes shows.
-      std::string sets;
-      if (s->epoch_medians && s->epoch_medians->size() > 1) {
-        for (const double m : *s->epoch_medians) {
-          char num[32];
-          std::snprintf(num, sizeof num, "%.4f", m);
-          sets += (sets.empty() ? "" : ", ") + std::string(num);
-        }
-        sets = ", " + std::to_string(s->epoch_medians->size()) + " sets of workers: " + sets;
-        if (const std::string note = process_spread_note(r.to_json()); !note.empty()) sets += "; " + note;
-      }
-      std::snprintf(line, sizeof line, "%-34s %-4s  ratio %.*f  95%% CI [%.*f, %.*f] against %s (%d rounds, %s%s)",
-                    t.label.c_str(), ok ? "ok" : "FAIL", digits, med, digits, lo, digits, hi, against.c_str(), rounds,
-                    f.mode.c_str(), sets.c_str());
-      if (!ok) {
-        ++failures;
-        failed.push_back(line);
-      }
-    }
-    std::printf("%s\n", line);
-    print_where_the_time_went(r);
-    print_party_medians(r);
-    // The kernel census's comparison of the two parties running the same code (the A/A's pair):
-    // whether a difference between them is in the kernels launched, their times or the window.
-    if (r.timing && r.timing->extra.contains("kernel_census"))
-      for (const auto& l : kernel_census_lines(r.timing->extra["kernel_census"])) std::printf("    %s\n", l.c_str());
-    std::fflush(stdout);
+
+  void fail(const std::string& line) {
+    failed.push_back(line);
+    ++failures;
   }
+};
+
+// The A/A candidate and the party it is read against: the C++ (or, on cuda, CUDA) reference
+// against the "reference" party; an imported problem's Python reference against torch:eager (the
+// same module, eager: imported problems have no native reference). Nullopt: no reference to judge.
+struct aa_pair {
+  std::filesystem::path cand;
+  std::string against;
+  eval_flags flags;
+};
+
+std::optional<aa_pair> aa_pair_of(const eval_flags& f, const problem_spec& p) {
+  const python_problem pyp = python_problem_of(p);
+  aa_pair a{{}, {}, f};
+  a.flags.no_store = true;
+  if (!pyp.format.empty() && !p.reference_cpp) {
+    a.cand = pyp.file;
+    a.against = "torch:eager";
+    a.flags.torch = "torch:eager";
+  } else if (p.reference_cpp) {
+    a.cand = f.device == "cuda" && p.reference_cu ? *p.reference_cu : *p.reference_cpp;
+    a.against = "reference";
+  } else {
+    return std::nullopt;
+  }
+  return a;
+}
+
+// The verdict on an A/A with a ratio and its CI: ok when the ratio is in [0.98, 1.02] and the CI
+// contains 1.
+struct aa_ratio_verdict {
+  std::string line;
+  bool ok = false;
+  bool in_band = false;
+};
+
+aa_ratio_verdict aa_ratio_line(const std::string& label, const result_document& r, const result_speedup_figure& s,
+                               const std::string& against, int rounds, const std::string& mode) {
+  const double med = *s.median, lo = s.ci95->first, hi = s.ci95->second;
+  const bool in_band = med >= 0.98 && med <= 1.02;
+  const bool ok = in_band && lo <= 1.0 && hi >= 1.0;
+  // Enough decimals that the printed CI says what the criterion saw: at 4, a CI of
+  // [0.99991, 0.99998] printed as [0.9999, 1.0000] and seemed to contain 1 (KernelBench #42).
+  int digits = 4;
+  const auto shown = [&](double v) { return std::round(v * std::pow(10.0, digits)) / std::pow(10.0, digits); };
+  while (digits < 8 && (shown(lo) <= 1.0 && shown(hi) >= 1.0) != (lo <= 1.0 && hi >= 1.0)) ++digits;
+  // --worker-epochs: each set of workers' own ratio, so that a spread between processes shows.
+  std::string sets;
+  if (s.epoch_medians && s.epoch_medians->size() > 1) {
+    for (const double m : *s.epoch_medians) {
+      char num[32];
+      std::snprintf(num, sizeof num, "%.4f", m);
+      sets += (sets.empty() ? "" : ", ") + std::string(num);
+    }
+    sets = ", " + std::to_string(s.epoch_medians->size()) + " sets of workers: " + sets;
+    if (const std::string note = process_spread_note(r.to_json()); !note.empty()) sets += "; " + note;
+  }
+  char line[1024];
+  std::snprintf(line, sizeof line, "%-34s %-4s  ratio %.*f  95%% CI [%.*f, %.*f] against %s (%d rounds, %s%s)",
+                label.c_str(), ok ? "ok" : "FAIL", digits, med, digits, lo, digits, hi, against.c_str(), rounds,
+                mode.c_str(), sets.c_str());
+  return {line, ok, in_band};
+}
+
+// Judges one target's reference against itself, prints its line and details, and counts it.
+void validate_one(const eval_flags& f, const validate_target& t, const std::string& results_dir,
+                  validate_tally& tally) {
+  char line[1024];
+  const auto print_failure = [&] {
+    std::printf("%s\n", line);
+    tally.fail(line);
+  };
+  if (!t.spec) {
+    std::snprintf(line, sizeof line, "%-34s FAIL  the problem does not load: %s", t.label.c_str(),
+                  t.load_error.c_str());
+    return print_failure();
+  }
+  const problem_spec& p = *t.spec;
+  const std::optional<aa_pair> aa = aa_pair_of(f, p);
+  if (!aa) {
+    std::snprintf(line, sizeof line, "%-34s FAIL  no reference to judge as a candidate", t.label.c_str());
+    return print_failure();
+  }
+  result_document r;
+  try {
+    r = run_eval(aa->flags, p.dir.string(), aa->cand.string(), t.label + " (A/A)");
+    if (!results_dir.empty()) {
+      std::string name = t.label;
+      std::replace(name.begin(), name.end(), '/', '_');
+      write_json_file((std::filesystem::path(results_dir) / (name + ".json")).string(), r.to_json());
+    }
+  } catch (const std::exception& e) {
+    std::snprintf(line, sizeof line, "%-34s FAIL  %s", t.label.c_str(), e.what());
+    return print_failure();
+  }
+  const std::string st(verdict_status_name(r.verdict.status));
+  const result_speedup_figure* s = nullptr;  // the A/A's ratio: the candidate against its own code
+  if (r.speedup && r.speedup->per_baseline)
+    if (const auto it = r.speedup->per_baseline->find(aa->against); it != r.speedup->per_baseline->end())
+      s = &it->second;
+  const int rounds = r.timing ? static_cast<int>(r.timing->rounds.value_or(0)) : 0;
+  if (f.no_timing && r.verdict.ok()) {
+    // --no-timing: the reference's correctness against itself only; no ratio to judge.
+    std::snprintf(line, sizeof line, "%-34s ok    correct on every case (--no-timing: no ratio)", t.label.c_str());
+  } else if (!r.verdict.ok() || s == nullptr || !s->median) {
+    std::snprintf(line, sizeof line, "%-34s FAIL  verdict %s: %s", t.label.c_str(), st.c_str(),
+                  r.verdict.reasons.empty() ? "" : r.verdict.reasons[0].c_str());
+    tally.fail(line);
+  } else if (!s->ci95) {
+    // Too few rounds for a CI (--rounds below stats::min_rounds_for_ci95): nothing to validate by.
+    std::snprintf(line, sizeof line, "%-34s FAIL  no 95%% CI from %d round(s) (at least %d needed)", t.label.c_str(),
+                  rounds, stats::min_rounds_for_ci95);
+    tally.fail(line);
+  } else {
+    const aa_ratio_verdict v = aa_ratio_line(t.label, r, *s, aa->against, rounds, f.mode);
+    std::snprintf(line, sizeof line, "%s", v.line.c_str());
+    ++tally.timed;
+    if (v.in_band) ++tally.within_band;
+    if (!v.ok) tally.fail(line);
+  }
+  std::printf("%s\n", line);
+  print_where_the_time_went(r);
+  print_party_medians(r);
+  // The kernel census's comparison of the two parties running the same code (the A/A's pair):
+  // whether a difference between them is in the kernels launched, their times or the window.
+  if (r.timing && r.timing->extra.contains("kernel_census"))
+    for (const auto& l : kernel_census_lines(r.timing->extra["kernel_census"])) std::printf("    %s\n", l.c_str());
+  std::fflush(stdout);
+}
+
+void print_validate_summary(std::size_t found, std::size_t judged, const validate_tally& tally) {
   std::printf(
       "%zu problem(s) found, %zu judged, %d validated, %d failed (criterion: ratio in [0.98, 1.02] and the CI contains "
       "1)\n",
-      found, targets.size(), static_cast<int>(targets.size()) - failures, failures);
-  if (timed > 0)
-    std::printf("ratio within [0.98, 1.02] on %d of the %d problems timed (whatever their CI)\n", within_band, timed);
-  if (!failed.empty() && targets.size() > 1) {
+      found, judged, static_cast<int>(judged) - tally.failures, tally.failures);
+  if (tally.timed > 0)
+    std::printf("ratio within [0.98, 1.02] on %d of the %d problems timed (whatever their CI)\n", tally.within_band,
+                tally.timed);
+  if (!tally.failed.empty() && judged > 1) {
     std::printf("failures:\n");
-    for (const auto& l : failed) std::printf("  %s\n", l.c_str());
+    for (const auto& l : tally.failed) std::printf("  %s\n", l.c_str());
   }
-  return failures == 0 ? 0 : 1;
+}
+
+int cmd_validate(const eval_flags& f, const std::string& problem, bool all, int sample, const std::string& part,
+                 const std::string& results_dir) {
+  if (!all && problem.empty()) throw usage_error("validate: give a PROBLEM or --all");
+  std::vector<validate_target> targets = validate_targets(problem, all);
+  const std::size_t found = targets.size();
+  if (!part.empty()) pick_part(targets, part, found);
+  if (sample > 0 && static_cast<std::size_t>(sample) < targets.size()) pick_sample(targets, sample, found);
+  std::printf("A/A validation: the reference judged as a candidate against itself (%s, %s)\n", f.device.c_str(),
+              f.mode.c_str());
+  validate_tally tally;
+  for (const auto& t : targets) validate_one(f, t, results_dir, tally);
+  print_validate_summary(found, targets.size(), tally);
+  return tally.failures == 0 ? 0 : 1;
 }
 
 int cmd_history(const std::string& problem, const std::string& db_path, int limit) {

@@ -602,17 +602,30 @@ std::string render_console(const nlohmann::json& r, bool color) {
 
 // ---------------------------------------------------------------------------------------------
 
-std::string render_markdown(const nlohmann::json& r) {
-  using namespace detail;
-  std::string out;
-  const std::string status = str_or(r, {"verdict", "status"}, "unknown");
+namespace detail {
+namespace {
+
+// Markdown section renderers: each returns its section's text, or "" when the result has nothing
+// for it.
+
+std::string md_speedup_summary(const json& s) {
+  std::string sp = "**" + speedup_with_ci(s) + "** vs " + str_or(s, {"baseline"}, "?");
+  std::vector<std::string> notes;
+  if (ci95(s))
+    notes.emplace_back("95% CI");
+  else if (auto why = string_at(s, {"estimate_only"}))
+    notes.push_back("an estimate, no CI: " + *why);
+  if (is_true(s, "geomean_over_cases")) notes.emplace_back("geometric mean over cases");
+  if (!notes.empty()) sp += " (" + fmt::format("{}", fmt::join(notes, ", ")) + ")";
+  return sp;
+}
+
+std::string md_header(const json& r, const std::string& status, const std::string& mode) {
   const std::string problem = str_or(r, {"problem", "name"}, "?");
   const std::string device = str_or(r, {"device"}, str_or(r, {"problem", "device"}, "?"));
-  const std::string mode = str_or(r, {"timing", "mode"}, str_or(r, {"mode"}, "–"));
+  std::string out =
+      fmt::format("# kjudge: {} ({}, {}) — {}\n\n", problem, str_or(r, {"problem", "dtype"}, "?"), device, status);
 
-  out += fmt::format("# kjudge: {} ({}, {}) — {}\n\n", problem, str_or(r, {"problem", "dtype"}, "?"), device, status);
-
-  // Summary.
   std::vector<std::vector<std::string>> summary;
   std::string cand = string_at(r, {"candidate", "path"}) ? md_code(*string_at(r, {"candidate", "path"})) : "–";
   summary.push_back({"candidate", cand});
@@ -621,26 +634,18 @@ std::string render_markdown(const nlohmann::json& r) {
   std::string verdict = "**" + status + "**";
   if (auto rule = string_at(r, {"verdict", "rule"})) verdict += " (rule " + md_code(*rule) + ")";
   summary.push_back({"verdict", verdict});
-  if (const json* s = json_at(r, {"speedup"}); s != nullptr && number_at(*s, {"median"})) {
-    std::string sp = "**" + speedup_with_ci(*s) + "** vs " + str_or(*s, {"baseline"}, "?");
-    std::vector<std::string> notes;
-    if (ci95(*s))
-      notes.emplace_back("95% CI");
-    else if (auto why = string_at(*s, {"estimate_only"}))
-      notes.push_back("an estimate, no CI: " + *why);
-    if (is_true(*s, "geomean_over_cases")) notes.emplace_back("geometric mean over cases");
-    if (!notes.empty()) sp += " (" + fmt::format("{}", fmt::join(notes, ", ")) + ")";
-    summary.push_back({"speedup", sp});
-  }
+  if (const json* s = json_at(r, {"speedup"}); s != nullptr && number_at(*s, {"median"}))
+    summary.push_back({"speedup", md_speedup_summary(*s)});
   summary.push_back({"timing mode", mode});
   std::string created = str_or(r, {"created_at"}, "–");
   if (auto v = string_at(r, {"kjudge_version"})) created += ", kjudge " + *v;
   summary.push_back({"created", created});
   if (auto t = number_at(r, {"time_to_verdict_s"})) summary.push_back({"time to verdict", format_seconds(*t)});
-  out += md_table({"", ""}, {}, summary) + "\n";
+  return out + md_table({"", ""}, {}, summary) + "\n";
+}
 
-  // Verdict.
-  out += "## Verdict\n\n**" + status + "**";
+std::string md_verdict(const json& r, const std::string& status) {
+  std::string out = "## Verdict\n\n**" + status + "**";
   if (auto rule = string_at(r, {"verdict", "rule"})) out += ", rule " + md_code(*rule);
   out += "\n\n";
   for (const auto& reason : array_at(r, {"verdict", "reasons"})) out += "- " + scalar_text(reason) + "\n";
@@ -653,197 +658,234 @@ std::string render_markdown(const nlohmann::json& r) {
     if (!(rest.is_object() && rest.empty()))
       out += "Evidence:\n\n```json\n" + rest.dump(2, ' ', false, json::error_handler_t::replace) + "\n```\n\n";
   }
+  return out;
+}
 
-  // Correctness.
-  const auto& cases = array_at(r, {"cases"});
-  out += "## Correctness\n\n" + cases_sentence(r);
+std::string md_tolerance(const json& r) {
+  const json* tol = json_at(r, {"tolerance"});
+  if (tol == nullptr) return "";
+  std::vector<std::string> parts;
+  for (const char* k : {"rtol", "atol", "k"})
+    if (auto v = number_at(*tol, {k})) parts.push_back(fmt::format("{} {}", k, err_text(v)));
+  if (const json* tf = json_at(*tol, {"tf32"}); tf != nullptr && tf->is_boolean())
+    parts.emplace_back(tf->get<bool>() ? "TF32 permitted" : "TF32 not permitted");
+  if (parts.empty()) return "";
+  return "Tolerance: " + fmt::format("{}", fmt::join(parts, ", ")) +
+         "; element bound max(atol + rtol·|ref|, k·|ref_same − ref|), ref in float64.\n\n";
+}
+
+std::string md_case_table(const json& cases) {
+  if (cases.empty()) return "";
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& c : cases) {
+    auto count = [&](std::string_view k) {
+      auto v = number_at(c, {k});
+      return v ? fmt::format("{}", static_cast<long long>(*v)) : std::string("–");
+    };
+    rows.push_back({str_or(c, {"id"}, "?"), str_or(c, {"kind"}, "–"), str_or(c, {"shape"}, "–"),
+                    str_or(c, {"distribution"}, "–"), string_at(c, {"seed"}) ? md_code(*string_at(c, {"seed"})) : "–",
+                    str_or(c, {"status"}, "–"), err_text(number_at(c, {"max_abs_err"})),
+                    err_text(number_at(c, {"max_rel_err"})), err_text(number_at(c, {"norm_rel_err"})), count("n_bad"),
+                    count("n_unwritten")});
+  }
+  return md_table({"case", "kind", "shape", "distribution", "seed", "status", "max abs err", "max rel err",
+                   "norm rel err", "bad", "unwritten"},
+                  {false, false, false, false, false, false, true, true, true, true, true}, rows) +
+         "\n";
+}
+
+std::string md_failing_case(const json& c) {
+  std::string out = "### Failing case " + md_code(str_or(c, {"id"}, "?")) + "\n\n";
+  std::string shape = str_or(c, {"shape"}, "–");
+  out += "- shape: " + shape + "\n";
+  out += "- distribution: " + str_or(c, {"distribution"}, "–");
+  if (auto seed = string_at(c, {"seed"})) out += ", seed " + md_code(*seed);
+  out += "\n";
+  if (auto st = string_at(c, {"status"})) out += "- status: " + *st + "\n";
+  if (auto o = string_at(c, {"output"})) out += "- output: " + md_code(*o) + "\n";
+  if (auto msg = string_at(c, {"message"})) out += "- message: " + *msg + "\n";
+  if (auto e = case_errors_text(c)) out += "- errors: " + *e + "\n";
+  if (auto w = worst_text(c)) out += "- " + *w + "\n";
+  if (auto e = envelope_text(c)) out += "- " + *e + "\n";
+  return out + "\n";
+}
+
+std::string md_correctness(const json& r) {
+  std::string out = "## Correctness\n\n" + cases_sentence(r);
   if (auto rc = rechecks_sentence(r)) out += "; " + *rc;
   out += ".\n\n";
-  if (const json* tol = json_at(r, {"tolerance"})) {
+  out += md_tolerance(r);
+  out += md_case_table(array_at(r, {"cases"}));
+  if (const json* c = first_failing_case(r)) out += md_failing_case(*c);
+  return out;
+}
+
+// One row of a timing case's table; the ratio column is the candidate's speedup over `s`.
+std::vector<std::string> md_timing_row(std::string name, const json& s, std::optional<double> cand_med) {
+  auto med = number_at(s, {"median_s"});
+  auto n = number_at(s, {"n"});
+  std::string ratio = "–";
+  if (const json* sp = json_at(s, {"speedup"}); sp != nullptr && number_at(*sp, {"median"}))
+    ratio = speedup_with_ci(*sp);
+  else if (med && cand_med && *cand_med > 0)
+    ratio = format_speedup(*med / *cand_med);
+  return std::vector<std::string>{std::move(name),
+                                  med ? format_seconds(*med) : "–",
+                                  spread_text(s).value_or("–"),
+                                  number_at(s, {"min_s"}) ? format_seconds(*number_at(s, {"min_s"})) : "–",
+                                  number_at(s, {"max_s"}) ? format_seconds(*number_at(s, {"max_s"})) : "–",
+                                  n ? fmt::format("{}", static_cast<long long>(*n)) : "–",
+                                  ratio};
+}
+
+std::string md_timing_case(const json& t) {
+  std::string out = "### " + case_label(t) + "\n\n";
+  const auto cand_med = number_at(t, {"candidate", "median_s"});
+  std::vector<std::vector<std::string>> rows;
+  if (const json* c = json_at(t, {"candidate"})) {
+    auto rr = md_timing_row("candidate", *c, cand_med);
+    rr.back() = "–";
+    rows.push_back(std::move(rr));
+  }
+  auto strongest = string_at(t, {"strongest"});
+  for (const auto& b : array_at(t, {"baselines"})) {
+    std::string name = str_or(b, {"name"}, "?");
+    if (strongest && name == *strongest) name += " (strongest)";
+    rows.push_back(md_timing_row(std::move(name), b, cand_med));
+  }
+  out += md_table({"implementation", "median", "±", "min", "max", "n", "vs candidate"},
+                  {false, true, true, true, true, true, true}, rows);
+  std::vector<std::string> lines;
+  if (const json* s = json_at(t, {"speedup"}))
+    lines.push_back("speedup vs " + str_or(t, {"strongest"}, "strongest baseline") + ": **" + speedup_with_ci(*s) +
+                    "**");
+  if (const json* a = json_at(t, {"achieved"})) {
     std::vector<std::string> parts;
-    for (const char* k : {"rtol", "atol", "k"})
-      if (auto v = number_at(*tol, {k})) parts.push_back(fmt::format("{} {}", k, err_text(v)));
-    if (const json* tf = json_at(*tol, {"tf32"}); tf != nullptr && tf->is_boolean())
-      parts.emplace_back(tf->get<bool>() ? "TF32 permitted" : "TF32 not permitted");
-    if (!parts.empty())
-      out += "Tolerance: " + fmt::format("{}", fmt::join(parts, ", ")) +
-             "; element bound max(atol + rtol·|ref|, k·|ref_same − ref|), ref in float64.\n\n";
+    if (auto g = number_at(*a, {"gbps"})) parts.push_back(fixed_sig(*g) + " GB/s");
+    if (auto g = number_at(*a, {"gflops"})) parts.push_back(fixed_sig(*g) + " GFLOP/s");
+    if (auto f = number_at(*a, {"fraction_of_ceiling"})) parts.push_back(percent(*f) + " of the device ceiling");
+    if (!parts.empty()) lines.push_back("achieved " + fmt::format("{}", fmt::join(parts, ", ")));
   }
-  if (!cases.empty()) {
+  if (!lines.empty()) out += "\n" + fmt::format("{}", fmt::join(lines, "; ")) + ".\n";
+  return out + "\n";
+}
+
+std::string md_timing(const json& r, const std::string& mode) {
+  const json* timing = json_at(r, {"timing"});
+  if (timing == nullptr) return "";
+  std::string out = "## Timing\n\n";
+  std::vector<std::string> facts;
+  facts.push_back("Mode: " + mode);
+  if (auto clock = string_at(*timing, {"clock"})) facts.push_back("clock: " + *clock);
+  if (auto rounds = number_at(*timing, {"rounds"}))
+    facts.push_back(fmt::format("{} rounds", static_cast<long long>(*rounds)));
+  out += fmt::format("{}", fmt::join(facts, ", ")) +
+         ". Median per implementation; ± is half the interquartile range relative to the "
+         "median; n is the number of samples. \"vs candidate\" is the candidate's speedup over that "
+         "baseline: the median of per-round paired ratios with its 95% bootstrap CI where recorded, "
+         "else the ratio of medians.\n\n";
+  for (const auto& t : array_at(*timing, {"cases"})) out += md_timing_case(t);
+  if (const json* pb = json_at(r, {"speedup", "per_baseline"}); pb != nullptr && pb->is_object() && !pb->empty()) {
     std::vector<std::vector<std::string>> rows;
-    for (const auto& c : cases) {
-      auto count = [&](std::string_view k) {
-        auto v = number_at(c, {k});
-        return v ? fmt::format("{}", static_cast<long long>(*v)) : std::string("–");
-      };
-      rows.push_back({str_or(c, {"id"}, "?"), str_or(c, {"kind"}, "–"), str_or(c, {"shape"}, "–"),
-                      str_or(c, {"distribution"}, "–"), string_at(c, {"seed"}) ? md_code(*string_at(c, {"seed"})) : "–",
-                      str_or(c, {"status"}, "–"), err_text(number_at(c, {"max_abs_err"})),
-                      err_text(number_at(c, {"max_rel_err"})), err_text(number_at(c, {"norm_rel_err"})), count("n_bad"),
-                      count("n_unwritten")});
-    }
-    out += md_table({"case", "kind", "shape", "distribution", "seed", "status", "max abs err", "max rel err",
-                     "norm rel err", "bad", "unwritten"},
-                    {false, false, false, false, false, false, true, true, true, true, true}, rows);
-    out += "\n";
+    for (const auto& [name, sp] : pb->items()) rows.push_back({name, speedup_with_ci(sp)});
+    out += "Geometric mean over cases of the candidate's speedup against each baseline:\n\n" +
+           md_table({"baseline", "speedup [95% CI]"}, {false, true}, rows) + "\n";
   }
-  if (const json* c = first_failing_case(r)) {
-    out += "### Failing case " + md_code(str_or(*c, {"id"}, "?")) + "\n\n";
-    std::string shape = str_or(*c, {"shape"}, "–");
-    out += "- shape: " + shape + "\n";
-    out += "- distribution: " + str_or(*c, {"distribution"}, "–");
-    if (auto seed = string_at(*c, {"seed"})) out += ", seed " + md_code(*seed);
-    out += "\n";
-    if (auto st = string_at(*c, {"status"})) out += "- status: " + *st + "\n";
-    if (auto o = string_at(*c, {"output"})) out += "- output: " + md_code(*o) + "\n";
-    if (auto msg = string_at(*c, {"message"})) out += "- message: " + *msg + "\n";
-    if (auto e = case_errors_text(*c)) out += "- errors: " + *e + "\n";
-    if (auto w = worst_text(*c)) out += "- " + *w + "\n";
-    if (auto e = envelope_text(*c)) out += "- " + *e + "\n";
-    out += "\n";
-  }
+  return out;
+}
 
-  // Timing.
-  if (const json* timing = json_at(r, {"timing"})) {
-    out += "## Timing\n\n";
-    std::vector<std::string> facts;
-    facts.push_back("Mode: " + mode);
-    if (auto clock = string_at(*timing, {"clock"})) facts.push_back("clock: " + *clock);
-    if (auto rounds = number_at(*timing, {"rounds"}))
-      facts.push_back(fmt::format("{} rounds", static_cast<long long>(*rounds)));
-    out += fmt::format("{}", fmt::join(facts, ", ")) +
-           ". Median per implementation; ± is half the interquartile range relative to the "
-           "median; n is the number of samples. \"vs candidate\" is the candidate's speedup over that "
-           "baseline: the median of per-round paired ratios with its 95% bootstrap CI where recorded, "
-           "else the ratio of medians.\n\n";
-    for (const auto& t : array_at(*timing, {"cases"})) {
-      out += "### " + case_label(t) + "\n\n";
-      const auto cand_med = number_at(t, {"candidate", "median_s"});
-      auto row = [&](std::string name, const json& s) {
-        auto med = number_at(s, {"median_s"});
-        auto n = number_at(s, {"n"});
-        std::string ratio = "–";
-        if (const json* sp = json_at(s, {"speedup"}); sp != nullptr && number_at(*sp, {"median"}))
-          ratio = speedup_with_ci(*sp);
-        else if (med && cand_med && *cand_med > 0)
-          ratio = format_speedup(*med / *cand_med);
-        return std::vector<std::string>{std::move(name),
-                                        med ? format_seconds(*med) : "–",
-                                        spread_text(s).value_or("–"),
-                                        number_at(s, {"min_s"}) ? format_seconds(*number_at(s, {"min_s"})) : "–",
-                                        number_at(s, {"max_s"}) ? format_seconds(*number_at(s, {"max_s"})) : "–",
-                                        n ? fmt::format("{}", static_cast<long long>(*n)) : "–",
-                                        ratio};
-      };
-      std::vector<std::vector<std::string>> rows;
-      if (const json* c = json_at(t, {"candidate"})) {
-        auto rr = row("candidate", *c);
-        rr.back() = "–";
-        rows.push_back(std::move(rr));
-      }
-      auto strongest = string_at(t, {"strongest"});
-      for (const auto& b : array_at(t, {"baselines"})) {
-        std::string name = str_or(b, {"name"}, "?");
-        if (strongest && name == *strongest) name += " (strongest)";
-        rows.push_back(row(std::move(name), b));
-      }
-      out += md_table({"implementation", "median", "±", "min", "max", "n", "vs candidate"},
-                      {false, true, true, true, true, true, true}, rows);
-      std::vector<std::string> lines;
-      if (const json* s = json_at(t, {"speedup"}))
-        lines.push_back("speedup vs " + str_or(t, {"strongest"}, "strongest baseline") + ": **" + speedup_with_ci(*s) +
-                        "**");
-      if (const json* a = json_at(t, {"achieved"})) {
-        std::vector<std::string> parts;
-        if (auto g = number_at(*a, {"gbps"})) parts.push_back(fixed_sig(*g) + " GB/s");
-        if (auto g = number_at(*a, {"gflops"})) parts.push_back(fixed_sig(*g) + " GFLOP/s");
-        if (auto f = number_at(*a, {"fraction_of_ceiling"})) parts.push_back(percent(*f) + " of the device ceiling");
-        if (!parts.empty()) lines.push_back("achieved " + fmt::format("{}", fmt::join(parts, ", ")));
-      }
-      if (!lines.empty()) out += "\n" + fmt::format("{}", fmt::join(lines, "; ")) + ".\n";
-      out += "\n";
-    }
-    if (const json* pb = json_at(r, {"speedup", "per_baseline"}); pb != nullptr && pb->is_object() && !pb->empty()) {
-      std::vector<std::vector<std::string>> rows;
-      for (const auto& [name, sp] : pb->items()) rows.push_back({name, speedup_with_ci(sp)});
-      out += "Geometric mean over cases of the candidate's speedup against each baseline:\n\n" +
-             md_table({"baseline", "speedup [95% CI]"}, {false, true}, rows) + "\n";
-    }
-  }
+std::string md_memory(const json& r) {
+  const json* m = json_at(r, {"memory"});
+  if (m == nullptr) return "";
+  auto c = number_at(*m, {"candidate_peak_bytes"});
+  auto b = number_at(*m, {"baseline_peak_bytes"});
+  if (!c && !b) return "";
+  std::string out = "## Memory\n\n";
+  std::vector<std::vector<std::string>> rows;
+  rows.push_back({"candidate", c ? format_bytes(*c) : "–", c ? fmt::format("{}", static_cast<long long>(*c)) : "–"});
+  rows.push_back(
+      {"strongest baseline", b ? format_bytes(*b) : "–", b ? fmt::format("{}", static_cast<long long>(*b)) : "–"});
+  out += md_table({"peak memory of one call", "size", "bytes"}, {false, true, true}, rows);
+  if (c && b && *b > 0) out += "\nCandidate / baseline: " + format_speedup(*c / *b) + ".\n";
+  return out + "\n";
+}
 
-  // Memory.
-  if (const json* m = json_at(r, {"memory"})) {
-    auto c = number_at(*m, {"candidate_peak_bytes"});
-    auto b = number_at(*m, {"baseline_peak_bytes"});
-    if (c || b) {
-      out += "## Memory\n\n";
-      std::vector<std::vector<std::string>> rows;
-      rows.push_back(
-          {"candidate", c ? format_bytes(*c) : "–", c ? fmt::format("{}", static_cast<long long>(*c)) : "–"});
-      rows.push_back(
-          {"strongest baseline", b ? format_bytes(*b) : "–", b ? fmt::format("{}", static_cast<long long>(*b)) : "–"});
-      out += md_table({"peak memory of one call", "size", "bytes"}, {false, true, true}, rows);
-      if (c && b && *b > 0) out += "\nCandidate / baseline: " + format_speedup(*c / *b) + ".\n";
-      out += "\n";
-    }
+std::string md_baselines(const json& r) {
+  const auto& bs = array_at(r, {"baselines"});
+  if (bs.empty()) return "";
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& b : bs) {
+    auto sha = string_at(b, {"sha256"});
+    rows.push_back({str_or(b, {"name"}, "?"), string_at(b, {"source"}) ? md_code(*string_at(b, {"source"})) : "–",
+                    sha ? md_code(sha->substr(0, 12)) : "–"});
   }
+  return "## Baselines\n\n" + md_table({"name", "source", "sha256"}, {}, rows) + "\n";
+}
 
-  // Baselines.
-  if (const auto& bs = array_at(r, {"baselines"}); !bs.empty()) {
-    out += "## Baselines\n\n";
-    std::vector<std::vector<std::string>> rows;
-    for (const auto& b : bs) {
-      auto sha = string_at(b, {"sha256"});
-      rows.push_back({str_or(b, {"name"}, "?"), string_at(b, {"source"}) ? md_code(*string_at(b, {"source"})) : "–",
-                      sha ? md_code(sha->substr(0, 12)) : "–"});
-    }
-    out += md_table({"name", "source", "sha256"}, {}, rows) + "\n";
+// cuda: ptxas resource usage per kernel; spills and register pressure explain many timings.
+std::string md_kernel_resources(const json& b) {
+  const json* res = json_at(b, {"resources"});
+  if (res == nullptr || !res->is_array() || res->empty()) return "";
+  std::vector<std::vector<std::string>> krows;
+  for (const auto& k : *res) {
+    auto count = [&](std::string_view key) {
+      auto v = number_at(k, {key});
+      return v ? fmt::format("{}", static_cast<long long>(*v)) : std::string("–");
+    };
+    krows.push_back({string_at(k, {"kernel"}) ? md_code(*string_at(k, {"kernel"})) : "?", count("registers"),
+                     count("spill_stores"), count("spill_loads"), count("shared_bytes"), count("stack_bytes")});
   }
+  return md_table({"kernel", "registers", "spill stores", "spill loads", "shared bytes", "stack bytes"},
+                  {false, true, true, true, true, true}, krows) +
+         "\n";
+}
 
-  // Build.
-  if (const json* b = json_at(r, {"build"})) {
-    out += "## Build\n\n";
-    std::vector<std::vector<std::string>> rows;
-    if (auto c = string_at(*b, {"compiler"})) rows.push_back({"compiler", *c});
-    if (auto f = string_at(*b, {"flags"})) rows.push_back({"flags", md_code(*f)});
-    if (const json* cmd = json_at(*b, {"command"})) {
-      // The builder records the command as an argv array.
-      std::string text;
-      if (cmd->is_array()) {
-        for (const auto& a : *cmd) text += (text.empty() ? "" : " ") + scalar_text(a);
-      } else {
-        text = scalar_text(*cmd);
-      }
-      rows.push_back({"command", md_code(text)});
+std::string md_build(const json& r) {
+  const json* b = json_at(r, {"build"});
+  if (b == nullptr) return "";
+  std::vector<std::vector<std::string>> rows;
+  if (auto c = string_at(*b, {"compiler"})) rows.push_back({"compiler", *c});
+  if (auto f = string_at(*b, {"flags"})) rows.push_back({"flags", md_code(*f)});
+  if (const json* cmd = json_at(*b, {"command"})) {
+    // The builder records the command as an argv array.
+    std::string text;
+    if (cmd->is_array()) {
+      for (const auto& a : *cmd) text += (text.empty() ? "" : " ") + scalar_text(a);
+    } else {
+      text = scalar_text(*cmd);
     }
-    if (auto s = number_at(*b, {"seconds"})) rows.push_back({"time", format_seconds(*s)});
-    if (const json* cached = json_at(*b, {"cached"}); cached != nullptr && cached->is_boolean())
-      rows.push_back({"cached", cached->get<bool>() ? "yes" : "no"});
-    out += md_table({"", ""}, {}, rows) + "\n";
-    // cuda: ptxas resource usage per kernel; spills and register pressure explain many timings.
-    if (const json* res = json_at(*b, {"resources"}); res != nullptr && res->is_array() && !res->empty()) {
-      std::vector<std::vector<std::string>> krows;
-      for (const auto& k : *res) {
-        auto count = [&](std::string_view key) {
-          auto v = number_at(k, {key});
-          return v ? fmt::format("{}", static_cast<long long>(*v)) : std::string("–");
-        };
-        krows.push_back({string_at(k, {"kernel"}) ? md_code(*string_at(k, {"kernel"})) : "?", count("registers"),
-                         count("spill_stores"), count("spill_loads"), count("shared_bytes"), count("stack_bytes")});
-      }
-      out += md_table({"kernel", "registers", "spill stores", "spill loads", "shared bytes", "stack bytes"},
-                      {false, true, true, true, true, true}, krows) +
-             "\n";
-    }
+    rows.push_back({"command", md_code(text)});
   }
+  if (auto s = number_at(*b, {"seconds"})) rows.push_back({"time", format_seconds(*s)});
+  if (const json* cached = json_at(*b, {"cached"}); cached != nullptr && cached->is_boolean())
+    rows.push_back({"cached", cached->get<bool>() ? "yes" : "no"});
+  return "## Build\n\n" + md_table({"", ""}, {}, rows) + "\n" + md_kernel_resources(*b);
+}
 
-  // Environment: every key, as recorded.
-  if (const json* env = json_at(r, {"env"}); env != nullptr && env->is_object()) {
-    out += "## Environment\n\n";
-    std::vector<std::vector<std::string>> rows;
-    for (const auto& [k, v] : env->items()) rows.push_back({k, scalar_text(v)});
-    out += md_table({"", ""}, {}, rows);
-  }
+// Every key, as recorded.
+std::string md_environment(const json& r) {
+  const json* env = json_at(r, {"env"});
+  if (env == nullptr || !env->is_object()) return "";
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& [k, v] : env->items()) rows.push_back({k, scalar_text(v)});
+  return "## Environment\n\n" + md_table({"", ""}, {}, rows);
+}
+
+}  // namespace
+}  // namespace detail
+
+std::string render_markdown(const nlohmann::json& r) {
+  using namespace detail;
+  const std::string status = str_or(r, {"verdict", "status"}, "unknown");
+  const std::string mode = str_or(r, {"timing", "mode"}, str_or(r, {"mode"}, "–"));
+  std::string out = md_header(r, status, mode);
+  out += md_verdict(r, status);
+  out += md_correctness(r);
+  out += md_timing(r, mode);
+  out += md_memory(r);
+  out += md_baselines(r);
+  out += md_build(r);
+  out += md_environment(r);
   // Exactly one trailing newline.
   while (out.size() >= 2 && out[out.size() - 1] == '\n' && out[out.size() - 2] == '\n') out.pop_back();
   return out;
