@@ -322,7 +322,7 @@ phase_outcome evaluation::launch_workers() {
                       std::get<worker_failure>(ref_started).log_tail);
   m_workers.push_back(std::make_unique<worker_process>(std::get<worker_process>(std::move(ref_started))));
   m_ref = m_workers.back().get();
-  auto cand = adopt_worker(awaited(std::move(cand_started)), "candidate", "candidate");
+  auto cand = adopt_worker(awaited(std::move(cand_started)), worker_role::candidate, "candidate");
   if (!cand.ok()) return cand.rejection();
   m_cand = cand.value();
   m_result["candidate"]["info"] = m_cand->ready().value("info", "");

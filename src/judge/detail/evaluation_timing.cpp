@@ -102,7 +102,7 @@ phase_outcome evaluation::gather_parties() {
     if (std::holds_alternative<worker_process>(*m_cand_timing_started))
       if (auto f = std::get<worker_process>(*m_cand_timing_started).await_ready())
         *m_cand_timing_started = std::move(*f);
-    auto adopted = adopt_worker(std::move(*m_cand_timing_started), "candidate", "candidate-timing");
+    auto adopted = adopt_worker(std::move(*m_cand_timing_started), worker_role::candidate, "candidate-timing");
     if (!adopted.ok()) return adopted.rejection();
     timed_cand = adopted.value();
   }
@@ -304,8 +304,9 @@ phase_outcome evaluation::start_epoch(int e) {
   for (std::size_t q = 0; q < m_parties.size(); ++q) {
     if (std::holds_alternative<worker_process>(started[q]))
       if (auto f = std::get<worker_process>(started[q]).await_ready()) started[q] = std::move(*f);
-    auto w = adopt_worker(std::move(started[q]), m_parties[q].is_candidate ? "candidate" : "baseline",
-                          m_parties[q].name + " (worker set " + std::to_string(e + 1) + ")");
+    auto w =
+        adopt_worker(std::move(started[q]), m_parties[q].is_candidate ? worker_role::candidate : worker_role::baseline,
+                     m_parties[q].name + " (worker set " + std::to_string(e + 1) + ")");
     if (!w.ok()) return w.rejection();
     m_parties[q].worker = w.value();
   }
