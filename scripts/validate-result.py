@@ -24,6 +24,12 @@ def main(argv):
     try:
         import jsonschema
     except ImportError:
+        # The python3 on PATH may be another interpreter (pyenv, a virtual environment) than the
+        # system's, where install-deps.sh puts Debian's python3-jsonschema: run there instead.
+        system = pathlib.Path("/usr/bin/python3")
+        if system.exists() and pathlib.Path(sys.executable).resolve() != system.resolve():
+            import subprocess
+            return subprocess.call([str(system), __file__, *argv[1:]])
         print("validate-result: python3-jsonschema is not installed (scripts/install-deps.sh)", file=sys.stderr)
         return 2
     schema = json.loads(SCHEMA.read_text())
