@@ -27,6 +27,7 @@ table.facts td,table.census td:last-child,table.cases td:last-child{overflow-wra
 .badge{display:inline-block;padding:2px 10px;border-radius:12px;font-weight:700;color:#fff}
 .badge.ok_faster{background:#1a7f37}.badge.ok_not_faster{background:#9a6700}.badge.rejected{background:#cf222e}
 tr.fail td,tr.error td,tr.rejected td{background:#ffebe9}tr.skipped td{color:#6e7781}
+.sorted-alt{display:none}.sorted-alt:target{display:block}.sorted-alt:target~.sorted-default{display:none}
 .why{border:2px solid #cf222e;background:#fff8f7;padding:8px 16px;margin:12px 0}
 .why h2{border:none;color:#cf222e;margin-top:8px}
 .note{color:#57606a;font-size:12.5px}

@@ -220,14 +220,16 @@ std::string counts_section(const std::vector<json>& results) {
   return out + "</section>\n";
 }
 
-std::string results_section(const std::vector<json>& results, const std::vector<std::string>& labels) {
-  std::vector<std::size_t> order(results.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  auto key = [&](std::size_t i) {
-    auto s = number_at(results[i], {"speedup", "median"});
-    return s && is_ok_status(str_or(results[i], {"verdict", "status"}, "")) ? *s : -1.0;
-  };
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return key(a) > key(b); });
+// The speedup a result sorts by: its headline median where it is correct, -1 where it was rejected
+// (a rejected candidate is slower than any correct one).
+double sort_speedup(const json& r) {
+  auto s = number_at(r, {"speedup", "median"});
+  return s && is_ok_status(str_or(r, {"verdict", "status"}, "")) ? *s : -1.0;
+}
+
+// The results table in `order`; `row_class` prefixes each row's class (its verdict follows).
+std::string results_table(const std::vector<json>& results, const std::vector<std::string>& labels,
+                          const std::vector<std::size_t>& order, const std::string& row_class) {
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> cls;
   for (std::size_t i : order) {
@@ -243,13 +245,42 @@ std::string results_section(const std::vector<json>& results, const std::vector<
                     speedup_cell(speedup_over(r, std::string(k_eager))), speedup_cell(speedup_over_compile(r)),
                     evidence.size() > 200 ? evidence.substr(0, 200) + "…" : evidence,
                     i < labels.size() ? labels[i] : ""});
-    cls.push_back("result-row " + (is_ok_status(status) ? status : std::string("rejected")));
+    cls.push_back(row_class + " " + (is_ok_status(status) ? status : std::string("rejected")));
   }
-  return "<section id=\"results\">\n<h2>Results, fastest first</h2>\n" +
-         html::table({"problem", "dtype", "device", "verdict", "rule", "speedup [95% CI]", "vs eager",
+  return html::table({"problem", "dtype", "device", "verdict", "rule", "speedup [95% CI]", "vs eager",
                       "vs best compile", "why rejected", "from"},
-                     rows, {false, false, false, false, false, true, true, true, false, false}, cls, "results") +
-         "</section>\n";
+                     rows, {false, false, false, false, false, true, true, true, false, false}, cls, "results");
+}
+
+// One table per order, sortable without a script: the links target a pre-sorted copy, which CSS
+// shows in place of the default (fastest first) while it is the URL's fragment. The copies' rows
+// are "result-row-alt", so the default table alone holds one "result-row" per result.
+std::string results_section(const std::vector<json>& results, const std::vector<std::string>& labels) {
+  std::vector<std::size_t> fastest(results.size());
+  for (std::size_t i = 0; i < fastest.size(); ++i) fastest[i] = i;
+  std::stable_sort(fastest.begin(), fastest.end(),
+                   [&](std::size_t a, std::size_t b) { return sort_speedup(results[a]) > sort_speedup(results[b]); });
+  const std::vector<std::size_t> slowest(fastest.rbegin(), fastest.rend());
+  auto by_text = [&](std::initializer_list<std::string_view> keys) {
+    std::vector<std::size_t> order = fastest;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return str_or(results[a], keys, "") < str_or(results[b], keys, "");
+    });
+    return order;
+  };
+  std::string out =
+      "<section id=\"results\">\n<h2>Results</h2>\n<p class=\"sort\">Sort: <a href=\"#results\">fastest first</a> · "
+      "<a href=\"#by-slowest\">slowest first</a> · <a href=\"#by-problem\">problem</a> · "
+      "<a href=\"#by-verdict\">verdict</a></p>\n";
+  const std::vector<std::pair<std::string, std::vector<std::size_t>>> alternates{
+      {"by-slowest", slowest},
+      {"by-problem", by_text({"problem", "name"})},
+      {"by-verdict", by_text({"verdict", "status"})}};
+  for (const auto& [id, order] : alternates)
+    out += "<div id=\"" + id + "\" class=\"sorted-alt\">\n" + results_table(results, labels, order, "result-row-alt") +
+           "</div>\n";
+  return out + "<div class=\"sorted-default\">\n" + results_table(results, labels, fastest, "result-row") +
+         "</div>\n</section>\n";
 }
 
 }  // namespace

@@ -252,6 +252,13 @@ TEST(Html, SetPageHoldsFastPAndOneRowPerResultFastestFirst) {
   const std::string page = html_page({"report", dir.string()}, "set");
   ASSERT_FALSE(page.empty());
   EXPECT_EQ(count_of(page, "<tr class=\"result-row "), rs.size());
+  // Sortable without a script: three pre-sorted copies of one row per result; slowest first opens
+  // with the rejection, which fastest first puts last.
+  EXPECT_EQ(count_of(page, "<tr class=\"result-row-alt "), 3 * rs.size());
+  const auto slowest = page.find("<div id=\"by-slowest\" class=\"sorted-alt\">");
+  ASSERT_NE(slowest, std::string::npos);
+  EXPECT_EQ(page.find("<tr class=\"result-row-alt ", slowest),
+            page.find("<tr class=\"result-row-alt rejected\">", slowest));
   EXPECT_EQ(count_of(page, "class=\"fastp-curve\""), 2u) << "against eager and the strongest; no compile mode on cpu";
   EXPECT_NE(page.find(fast_p_row("the strongest baseline", rs, headline)), std::string::npos) << page;
   EXPECT_NE(page.find(fast_p_row("eager torch (torch:eager)", rs, over_eager)), std::string::npos);
