@@ -121,10 +121,19 @@ TEST(HtmlReport, FastPAgainstTheStrongestCompileMode) {
       std::string::npos);
   EXPECT_EQ(count_of(page, "class=\"fastp-curve\""), 3u);
   EXPECT_EQ(count_of(page, "<tr class=\"result-row "), 4u);
-  // Fastest first by the headline speedup, the rejected one last.
-  EXPECT_LT(page.find("<td>d</td>"), page.find("<td>a</td>"));
-  EXPECT_LT(page.find("<td>a</td>"), page.find("<td>b</td>"));
-  EXPECT_LT(page.find("<td>b</td>"), page.find("<td>c</td>"));
+  // The default table: fastest first by the headline speedup, the rejected one last.
+  const auto fastest = page.find("<div class=\"sorted-default\">");
+  ASSERT_NE(fastest, std::string::npos);
+  EXPECT_LT(page.find("<td>d</td>", fastest), page.find("<td>a</td>", fastest));
+  EXPECT_LT(page.find("<td>a</td>", fastest), page.find("<td>b</td>", fastest));
+  EXPECT_LT(page.find("<td>b</td>", fastest), page.find("<td>c</td>", fastest));
+  // Its slowest-first copy (shown by the "slowest first" link) is the reverse order.
+  const auto slowest = page.find("<div id=\"by-slowest\" class=\"sorted-alt\">");
+  ASSERT_NE(slowest, std::string::npos);
+  EXPECT_LT(page.find("<td>c</td>", slowest), page.find("<td>b</td>", slowest));
+  EXPECT_LT(page.find("<td>b</td>", slowest), page.find("<td>a</td>", slowest));
+  EXPECT_LT(page.find("<td>a</td>", slowest), page.find("<td>d</td>", slowest));
+  EXPECT_LT(page.find("<td>d</td>", slowest), fastest);
 }
 
 }  // namespace
