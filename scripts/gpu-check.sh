@@ -281,6 +281,10 @@ if want loop; then
       ${KJ_LOOP_FLAGS:---eval-budget 1 --min-rounds 5} >"$LOGS/loop.log" 2>&1
   note "loop: rc=$? $(tail -3 "$LOGS/loop.log" | tr '\n' ' ')"
   "$KJ" loop report "$W" >"$OUT/loop-report.txt" 2>&1
+  # The loop's page (docs/reports.md) and its whole workdir (journal, results, proposals, the git
+  # of accepted improvements), so that the page can be made again from what comes back.
+  "$KJ" loop report "$W" --html "$OUT/loop-softmax-bf16.html" >>"$LOGS/loop.log" 2>&1
+  tar -czf "$OUT/loop-workdir.tar.gz" -C "$(dirname "$W")" "$(basename "$W")" 2>/dev/null
   cp "$W"/*.svg "$OUT/" 2>/dev/null
   tail -30 "$OUT/loop-report.txt" | tee -a "$SUMMARY"
   best=$(python3 - "$W" <<'PY'
