@@ -452,7 +452,7 @@ std::vector<validate_target> validate_targets(const std::string& problem, bool a
 }
 
 // --part I/N: the problems whose index in the sorted list is I modulo N (complementary parts
-// spread a level over several runs, e.g. one per session of device time).
+// spread a level over several runs, e.g. one per device lease).
 void pick_part(std::vector<validate_target>& targets, const std::string& part, std::size_t found) {
   unsigned i = 0, n = 0;
   char slash = 0;
