@@ -12,6 +12,7 @@
 #include "core/subprocess.hpp"
 #include "core/text.hpp"
 #include "planner/planner.hpp"
+#include "pool/worker_client.hpp"
 #include "protocol/messages.hpp"
 #include "store/store.hpp"
 
@@ -275,12 +276,11 @@ nlohmann::json python_warmup(worker_process& w, const std::string& name, const s
     // The first call compiles for this shape; the second shows the steady cost (and that the
     // first did not leave a recompile for later).
     for (int k = 0; k < python_warm_calls_per_case; ++k) {
-      auto r = w.request(nlohmann::json{{"type", "warm_batch"}, {"call", to_json(c)}, {"count", 1}}, timeout_s);
-      if (std::holds_alternative<worker_failure>(r)) {
-        const auto& f = std::get<worker_failure>(r);
-        throw internal_error("baseline " + name + " failed while warming up: " + f.message + "\n" + f.log_tail);
-      }
-      const auto& j = std::get<nlohmann::json>(r);
+      // A baseline's failure throws usage_error (pool/failure_verdict.hpp); a verdict could only
+      // come from a worker started in the candidate's role, which this never warms up.
+      auto r = worker_client(w).warm_batch(c, 1, 0, timeout_s, "the warm-up of baseline " + name);
+      if (!r.ok()) throw internal_error("python_warmup was given the candidate's worker (" + name + ")");
+      const auto& j = r.value();
       if (j.value("rc", 0) != 0) {
         const auto st = python_stats(w, timeout_s);
         throw internal_error(
@@ -312,6 +312,9 @@ nlohmann::json python_stats(worker_process& w, double timeout_s) {
     return nlohmann::json{{"worker_failure", f.message}, {"log_tail", f.log_tail}};
   }
   const auto& j = std::get<nlohmann::json>(r);
+  // Diagnostics only, never a verdict: a reply of another type is reported as such.
+  if (j.value("type", "") != "py_stats")
+    return nlohmann::json{{"worker_failure", "expected 'py_stats', got '" + j.value("type", "?") + "'"}};
   // Written inside the party's process (which may be a candidate's): at most 16 KiB of printable
   // text, kept as JSON when it still parses, else as the text.
   const std::string text = untrusted_text(j.value("stats", nlohmann::json()).dump(), 16384);

@@ -24,10 +24,13 @@ or_verdict<json> worker_client::ask(const json& request, std::string_view expect
   return expect(m_w->request(request, timeout_s), expected, what);
 }
 
+json worker_client::run_request(const call_spec& c, int repeats, bool trace) {
+  return json{{"type", "run"}, {"call", to_json(c)}, {"repeats", repeats}, {"trace", trace}};
+}
+
 or_verdict<json> worker_client::run(const call_spec& c, int repeats, bool trace, double timeout_s,
                                     const std::string& what) {
-  return ask(json{{"type", "run"}, {"call", to_json(c)}, {"repeats", repeats}, {"trace", trace}}, "ran", timeout_s,
-             what);
+  return ask(run_request(c, repeats, trace), "ran", timeout_s, what);
 }
 
 namespace {

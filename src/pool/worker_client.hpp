@@ -49,6 +49,13 @@ class worker_client : public timing_client {
 
   [[nodiscard]] worker_process& process() const { return *m_w; }
 
+  // The reply to a request sent some other way (a worker under compute-sanitizer, whose failure is
+  // weighed against the tool's report first): the reply of type `expected`, or the verdict its
+  // failure or another type means.
+  or_verdict<nlohmann::json> expect(worker_reply&& r, std::string_view expected, const std::string& what);
+  // A "run" request, as run() sends it.
+  static nlohmann::json run_request(const call_spec& c, int repeats, bool trace);
+
   // Correctness: `repeats` calls on the call's inputs ("ran": rc, guards, deferred, seconds, ...).
   or_verdict<nlohmann::json> run(const call_spec& c, int repeats, bool trace, double timeout_s,
                                  const std::string& what);
@@ -77,7 +84,6 @@ class worker_client : public timing_client {
  private:
   or_verdict<nlohmann::json> ask(const nlohmann::json& request, std::string_view expected, double timeout_s,
                                  const std::string& what);
-  or_verdict<nlohmann::json> expect(worker_reply&& r, std::string_view expected, const std::string& what);
 
   worker_process* m_w;
 };

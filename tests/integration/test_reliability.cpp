@@ -129,6 +129,30 @@ TEST(Reliability, TheReferencesFailureIsNeverTheCandidatesVerdict) {
   EXPECT_FALSE(c.result.is_object()) << "no verdict is written for a run the candidate was not judged in";
 }
 
+// A baseline (the problem's code) whose reply has another type than its request asked for is the
+// problem's fault, as its crash is: exit 2, never the candidate's forged_message. The baseline here
+// is the red team's token-stealing forger: on its first call it sends a complete 'ran' frame with
+// its worker's token and a sequence number. A candidate's first call is its worker's second message;
+// a baseline's comes after 'hello', so the number is patched to 3 and the frame arrives, in
+// sequence, as the reply to the warm-up's first 'sample'. With the type compared alone (without the
+// worker's role) this honest candidate was judged a hack.
+TEST(Reliability, ABaselinesForgedReplyIsNeverTheCandidatesVerdict) {
+  const fs::path dir = problem_copy("softmax", "forging-baseline", "", "");
+  std::string forger = read_text(fs::path(KJUDGE_TEST_DATA) / "redteam" / "cpu" / "forge_token_scan_softmax.cpp");
+  const std::string seq = "\\\"seq\\\":2}";
+  const auto at = forger.find(seq);
+  ASSERT_NE(at, std::string::npos) << forger;
+  forger.replace(at, seq.size(), "\\\"seq\\\":3}");
+  std::ofstream(dir / "baseline_fast.cpp") << forger;
+  const auto c = kjudge(
+      {"eval", dir.string(), candidate("ok_honest_softmax.cpp"), "--torch", "none", "--rounds", "3", "--budget", "1"});
+  EXPECT_EQ(c.r.exit_status, 2) << c.r.output;
+  EXPECT_NE(c.r.output.find("the baseline (the problem's own code, not the candidate) failed"), std::string::npos)
+      << c.r.output;
+  EXPECT_NE(c.r.output.find("expected 'sampled', got 'ran'"), std::string::npos) << c.r.output;
+  EXPECT_FALSE(c.result.is_object()) << "no verdict is written for a run the candidate was not judged in";
+}
+
 // --json to a path that cannot be written is refused before the evaluation (it failed after the
 // whole evaluation); --json - writes the document to standard output.
 TEST(Reliability, OutputsAreCheckedFirstAndJsonCanGoToStandardOutput) {
@@ -163,8 +187,9 @@ TEST(Reliability, AMissingTorchIsAUsageErrorThatSaysHowToDoWithout) {
   const std::string python = "/usr/bin/python3";
   if (run_command({python, "-c", "import torch"}).exit_status == 0)
     GTEST_SKIP() << python << " has torch: no python without it to judge with";
-  const auto c = kjudge({"eval", "softmax", candidate("ok_honest_softmax.cpp"), "--torch", "torch:eager", "--rounds", "2"},
-                        120, {{"KJUDGE_PYTHON", python}});
+  const auto c =
+      kjudge({"eval", "softmax", candidate("ok_honest_softmax.cpp"), "--torch", "torch:eager", "--rounds", "2"}, 120,
+             {{"KJUDGE_PYTHON", python}});
   EXPECT_EQ(c.r.exit_status, 2) << c.r.output;
   EXPECT_NE(c.r.output.find("cannot import torch"), std::string::npos) << c.r.output;
   EXPECT_NE(c.r.output.find("--torch none"), std::string::npos) << c.r.output;
@@ -203,9 +228,9 @@ TEST(Reliability, ACeilingMeasuredUnderLoadOrExceededIsMeasuredAgain) {
     ceil["copy_gbps"] = 0.01;
     ceil["details"]["load"]["other_cores"] = under_load ? 1.5 : 0.0;
     std::ofstream(cache / "ceilings-cpu.json") << ceil.dump();
-    const auto c = kjudge({"eval", "softmax", candidate("ok_honest_softmax.cpp"), "--torch", "none", "--budget", "1",
-                           "--no-store"},
-                          300, {{"KJUDGE_CACHE", cache.string()}});
+    const auto c = kjudge(
+        {"eval", "softmax", candidate("ok_honest_softmax.cpp"), "--torch", "none", "--budget", "1", "--no-store"}, 300,
+        {{"KJUDGE_CACHE", cache.string()}});
     ASSERT_TRUE(c.result.is_object()) << c.r.output;
     EXPECT_GT(c.result["ceilings"]["copy_gbps"].get<double>(), 0.5) << c.result["ceilings"].dump();
     for (const auto& tc : c.result["timing"]["cases"])

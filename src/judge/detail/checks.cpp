@@ -9,6 +9,7 @@
 #include "guards/rules.hpp"
 #include "oracle/qr_check.hpp"
 #include "pool/failure_verdict.hpp"
+#include "pool/worker_client.hpp"
 
 namespace kjudge::detail {
 
@@ -69,8 +70,7 @@ or_verdict<json> check_by_problem(const evaluation_context& cx, shared_arena& ar
     const auto& d = find_slot(ref_layout, slot_kind::ref_same, int(i));
     std::memcpy(ref.source->arena().at(d.offset, d.bytes), arena.at(s.offset, s.bytes), std::min(s.bytes, d.bytes));
   }
-  auto checked = get_json(ref.source->request(json{{"type", "check"}, {"call", to_json(c)}}, 600),
-                          "the problem's check", "checked");
+  auto checked = worker_client(*ref.source).check(c, 600, "the problem's check");
   if (!checked.ok()) return checked.rejection();
   const json& r = checked.value();
   if (r.contains("error")) throw internal_error("check_implementation could not run: " + r["error"].get<std::string>());

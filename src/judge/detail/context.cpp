@@ -34,15 +34,6 @@ call_spec evaluation_context::to_call(const planned_case& c) const {
   return s;
 }
 
-or_verdict<json> get_json(worker_reply&& r, const std::string& what, const std::string& expected_type) {
-  if (std::holds_alternative<worker_failure>(r)) return verdict_of_failure(std::get<worker_failure>(r), what);
-  json j = std::get<json>(std::move(r));
-  if (j.value("type", "") != expected_type)
-    return rule_verdict("forged_message",
-                        {"expected '" + expected_type + "' during " + what + ", got '" + j.value("type", "?") + "'"});
-  return j;
-}
-
 host_tensor tensor_from_arena(shared_arena& a, const arena_slot& s, tensor_desc d, bool borrow) {
   if (borrow && s.bytes >= d.nbytes()) return host_tensor::borrowed(d, a.at(s.offset, s.bytes));
   host_tensor t(std::move(d));

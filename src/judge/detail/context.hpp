@@ -62,11 +62,6 @@ struct evaluation_context {
 
 std::string envelope_key(const call_spec& c);
 
-// A worker's reply of the expected type, or the verdict of its failure during `what`
-// (pool/failure_verdict.hpp: the reference's or a baseline's throws usage_error), or
-// forged_message for a reply of another type.
-or_verdict<nlohmann::json> get_json(worker_reply&& r, const std::string& what, const std::string& expected_type);
-
 // A copy of an arena slot, or with borrow a view of it (no copy; valid while the slot is not
 // rewritten, i.e. until the worker owning the arena gets its next request).
 host_tensor tensor_from_arena(shared_arena& a, const arena_slot& s, tensor_desc d, bool borrow = false);

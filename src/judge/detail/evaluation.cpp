@@ -266,13 +266,12 @@ phase_outcome evaluation::sanitizer() {
     const call_spec call = m_cx.to_call(pc);
     const std::string ctx = "case " + pc.id + " under compute-sanitizer --tool " + m_o.sanitize;
     // The tool slows a call by 10-100x: a longer watchdog for these calls only.
-    worker_reply r =
-        sw.request(json{{"type", "run"}, {"call", to_json(call)}, {"repeats", 1}}, m_o.call_timeout_seconds * 50);
+    worker_reply r = sw.request(worker_client::run_request(call, 1, true), m_o.call_timeout_seconds * 50);
     ran_cases.push_back(pc.id);
     if (std::holds_alternative<worker_failure>(r)) {
       died = std::get<worker_failure>(r);
       died_during = ctx;
-    } else if (auto ran = get_json(std::move(r), ctx, "ran"); !ran.ok()) {
+    } else if (auto ran = worker_client(sw).expect(std::move(r), "ran", ctx); !ran.ok()) {
       return ran.rejection();
     }
   }

@@ -116,10 +116,7 @@ phase_outcome evaluation::check_case(const planned_case& pc, worker_process& ref
   // The candidate process's threads around the call, as the kernel counts them: a call that leaves
   // threads behind is told from one that joins them (evidence beside deferred_work).
   const int threads_before = cand.usage(false).threads;
-  auto ran =
-      get_json(cand.request(json{{"type", "run"}, {"call", to_json(call)}, {"repeats", repeats}, {"trace", m_o.trace}},
-                            m_o.call_timeout_seconds * repeats),
-               context, "ran");
+  auto ran = worker_client(cand).run(call, repeats, m_o.trace, m_o.call_timeout_seconds * repeats, context);
   if (!ran.ok()) return ran.rejection();
   const int threads_after = cand.usage(false).threads;
   json base{{"id", pc.id},

@@ -178,10 +178,7 @@ phase_outcome evaluation::warm_python(int epoch) {
       const std::string ctx = "the candidate's warm-up";
       for (const auto& c : m_warm_calls)
         for (int k = 0; k < python_warm_calls_per_case; ++k) {
-          auto r =
-              get_json(m_parties[q].worker->request(json{{"type", "warm_batch"}, {"call", to_json(c)}, {"count", 1}},
-                                                    m_o.call_timeout_seconds),
-                       ctx, "warm_done");
+          auto r = worker_client(*m_parties[q].worker).warm_batch(c, 1, 0, m_o.call_timeout_seconds, ctx);
           if (!r.ok()) return r.rejection();
           if (r.value().value("rc", 0) != 0)
             return rule_verdict("nonzero_return", {ctx + ": kj_run returned " + r.value()["rc"].dump()});
@@ -216,23 +213,19 @@ phase_outcome evaluation::warm_up_parties() {
 
 phase_outcome evaluation::warm_up(std::size_t c, std::size_t q) {
   const call_spec base_call = m_cx.to_call(*m_bench[c]);
-  worker_process& w = *m_parties[q].worker;
+  worker_client w(*m_parties[q].worker);
   const double timeout = m_o.call_timeout_seconds;
   const std::string ctx = "warm-up of " + m_parties[q].name + " on " + m_bench[c]->id;
-  auto begun = get_json(
-      w.request(json{{"type", "time_begin"}, {"call", to_json(base_call)}, {"mode", mode_name(m_c.mode)}}, timeout),
-      ctx, "time_ready");
+  auto begun = w.time_begin(base_call, mode_name(m_c.mode), timeout, ctx);
   if (!begun.ok()) return begun.rejection();
   for (int i = 0; i < warmup_calls; ++i) {
     // cuda: the last warm-up call is traced, giving every party's device allocations during a call
     // (peak memory, DESIGN.md §4) without perturbing a counted sample. Not in a torch party's
     // process: torch's own profiler (kineto) holds CUPTI there.
     const bool trace = m_o.trace && m_c.device == device_kind::cuda && i + 1 == warmup_calls && !m_parties[q].is_python;
-    json req{{"type", "sample"}, {"seed", mix_seed(m_secret, 0x7761726dULL + static_cast<std::uint64_t>(i))}};
-    if (trace) req["trace"] = true;
-    auto sampled = get_json(w.request(req, timeout), ctx, "sampled");
+    auto sampled = w.sample(mix_seed(m_secret, 0x7761726dULL + static_cast<std::uint64_t>(i)), trace, timeout, ctx);
     if (!sampled.ok()) return sampled.rejection();
-    const json& s = sampled.value();
+    const json& s = sampled.value().doc;
     if (s.value("rc", 0) != 0) return rule_verdict("nonzero_return", {ctx + ": kj_run returned " + s["rc"].dump()});
     if (trace && s.contains("extra") && s["extra"].contains("trace") && s["extra"]["trace"].is_object()) {
       const double peak = s["extra"]["trace"].value("alloc_peak_bytes", 0.0);
@@ -241,11 +234,9 @@ phase_outcome evaluation::warm_up(std::size_t c, std::size_t q) {
       if (m_parties[q].is_candidate)
         if (auto v = check_evidence(m_cx, json{{"extra", json::array({s["extra"]})}}, ctx)) return v;
     }
-    if (auto d = get_json(w.request(json{{"type", "discard"}}, timeout), ctx, "discarded"); !d.ok())
-      return d.rejection();
+    if (auto d = w.discard(timeout, ctx); !d.ok()) return d.rejection();
   }
-  if (auto e = get_json(w.request(json{{"type", "time_end"}}, timeout), ctx, "time_done"); !e.ok())
-    return e.rejection();
+  if (auto e = w.time_end(timeout, ctx); !e.ok()) return e.rejection();
   return std::nullopt;
 }
 
@@ -326,25 +317,20 @@ or_verdict<std::vector<baseline_calibration>> evaluation::calibrate_baselines() 
   for (std::size_t c = 0; c < m_bench.size(); ++c) {
     const call_spec base_call = m_cx.to_call(*m_bench[c]);
     for (std::size_t q = 1; q < m_parties.size(); ++q) {
-      worker_process& w = *m_parties[q].worker;
+      worker_client w(*m_parties[q].worker);
       const std::string ctx = "calibration of " + m_parties[q].name + " on " + m_bench[c]->id;
-      auto begun = get_json(
-          w.request(json{{"type", "time_begin"}, {"call", to_json(base_call)}, {"mode", mode_name(m_c.mode)}}, timeout),
-          ctx, "time_ready");
+      auto begun = w.time_begin(base_call, mode_name(m_c.mode), timeout, ctx);
       if (!begun.ok()) return begun.rejection();
       baseline_calibration cal{c, q, {}};
       for (int i = 0; i < calibration_samples; ++i) {
         const std::uint64_t seed =
             mix_seed(m_secret, 0x63616c6962000000ULL + (c << 16) + (q << 8) + static_cast<std::uint64_t>(i));
-        auto smp = get_json(w.request(json{{"type", "sample"}, {"seed", seed}}, timeout), ctx, "sampled");
+        auto smp = w.sample(seed, false, timeout, ctx);
         if (!smp.ok()) return smp.rejection();
-        if (smp.value().value("rc", 0) == 0 && smp.value().value("seconds", -1.0) >= 0)
-          cal.samples.push_back(smp.value()["seconds"].get<double>());
-        if (auto d = get_json(w.request(json{{"type", "discard"}}, timeout), ctx, "discarded"); !d.ok())
-          return d.rejection();
+        if (smp.value().rc == 0 && smp.value().seconds >= 0) cal.samples.push_back(smp.value().seconds);
+        if (auto d = w.discard(timeout, ctx); !d.ok()) return d.rejection();
       }
-      if (auto e = get_json(w.request(json{{"type", "time_end"}}, timeout), ctx, "time_done"); !e.ok())
-        return e.rejection();
+      if (auto e = w.time_end(timeout, ctx); !e.ok()) return e.rejection();
       out.push_back(std::move(cal));
     }
   }
@@ -406,11 +392,12 @@ phase_outcome evaluation::recheck(const timing::recheck_request& rq) {
   // its outputs: the reference computes and copies while the candidate's worker probes for deferred
   // work and copies its inputs back (no timing meanwhile).
   const bool full_envelope = m_cx.wants_full_envelope(sc);
-  if (!m_ref->send(reference_request(m_cx, sc, full_envelope)))
+  worker_client ref(*m_ref);
+  if (!ref.send_reference(sc, full_envelope, m_cx.tf32_envelope))
     throw internal_error("the reference worker is gone (its request for a recheck could not be sent)");
   auto kept = [&] {
     try {
-      return get_json(w.request(json{{"type", "keep"}}, m_o.call_timeout_seconds), ctx, "kept");
+      return worker_client(w).keep(m_o.call_timeout_seconds, ctx);
     } catch (...) {
       (void)m_ref->receive(600);  // the reference's reply is drained before anything else asks it
       throw;
@@ -424,7 +411,7 @@ phase_outcome evaluation::recheck(const timing::recheck_request& rq) {
   const std::string cctx = "timed call " + std::to_string(rq.sample + 1) + " of round " + std::to_string(rq.round + 1) +
                            " on " + bench.id + " (rechecked)";
   const auto ref_t0 = clock_type::now();
-  auto referenced = get_json(m_ref->receive(600), "the reference", "referenced");
+  auto referenced = ref.receive_reference(600, "a recheck's reference run");
   if (!referenced.ok()) return referenced.rejection();
   m_recheck_phase["reference_wait"] += since(ref_t0);
   const json& rj = referenced.value();

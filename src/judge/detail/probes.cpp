@@ -7,6 +7,7 @@
 #include "guards/rules.hpp"
 #include "inputs/perturbation.hpp"
 #include "pool/failure_verdict.hpp"
+#include "pool/worker_client.hpp"
 
 namespace kjudge::detail {
 
@@ -41,9 +42,7 @@ std::optional<verdict> stale_output_probe(evaluation_context& cx, worker_process
   if (!rd.ok()) return rd.rejection();
   const std::string context = "case " + pc.id + " (stale-output probe: the previous call's inputs with " +
                               std::to_string(perturbed_elements) + " elements of each input changed)";
-  auto ran = get_json(
-      cand.request(json{{"type", "run"}, {"call", to_json(probe)}, {"repeats", 1}, {"trace", cx.trace}}, timeout_s),
-      context, "ran");
+  auto ran = worker_client(cand).run(probe, 1, cx.trace, timeout_s, context);
   if (!ran.ok()) return ran.rejection();
   json base{{"id", pc.id + "-stale-probe"},
             {"kind", "probe"},
@@ -95,8 +94,7 @@ struct untimed_rerun {
   // One request of one call (the worker's arena is the timing worker's size, one call's buffers):
   // why its call failed ("kj_run returned ..."), empty when it returned 0.
   or_verdict<std::string> run_once() {
-    auto ran = get_json(fresh.request(json{{"type", "run"}, {"call", to_json(sc)}, {"repeats", 1}}, timeout_s), context,
-                        "ran");
+    auto ran = worker_client(fresh).run(sc, 1, true, timeout_s, context);
     if (!ran.ok()) return ran.rejection();
     for (const auto& rc : ran.value().value("rc", json::array()))
       if (rc.get<int>() != 0) return "kj_run returned " + ran.value()["rc"].dump();
@@ -234,9 +232,7 @@ or_verdict<std::optional<clock_check>> batch_clock_ratio(worker_process& w, cons
     call_spec c = call;
     c.seed = seed;
     const auto t0 = clock_type::now();
-    auto r = get_json(
-        w.request(json{{"type", "warm_batch"}, {"call", to_json(c)}, {"count", count}, {"sets", sets}}, timeout_s),
-        "the clock cross-check", "warm_done");
+    auto r = worker_client(w).warm_batch(c, count, sets, timeout_s, "the clock cross-check");
     const double wall = since(t0);
     if (!r.ok()) return r.rejection();
     if (r.value().value("rc", 0) != 0)

@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "core/parallel.hpp"
+#include "pool/worker_client.hpp"
 
 namespace kjudge::detail {
 
@@ -25,13 +26,9 @@ bool reference_data::finite() const {
   return true;
 }
 
-json reference_request(const evaluation_context& cx, const call_spec& c, bool full) {
-  return json{{"type", "reference"}, {"call", to_json(c)}, {"envelope", full}, {"tf32", cx.tf32_envelope}};
-}
-
 or_verdict<reference_data> run_reference(const evaluation_context& cx, worker_process& ref, const call_spec& c,
                                          bool full, bool borrow) {
-  auto r = get_json(ref.request(reference_request(cx, c, full), 600), "the reference", "referenced");
+  auto r = worker_client(ref).reference(c, full, cx.tf32_envelope, 600, "the reference's run");
   if (!r.ok()) return r.rejection();
   return reference_from_reply(cx, ref, c, full, r.value(), borrow);
 }

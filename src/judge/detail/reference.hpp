@@ -29,8 +29,6 @@ struct reference_data {
   [[nodiscard]] bool finite() const;
 };
 
-nlohmann::json reference_request(const evaluation_context& cx, const call_spec& c, bool full);
-
 // Reads the reference's outputs of a "referenced" reply from its arena. borrow: the tensors are
 // views of the arena (no copy: a recheck of an 8192 x 8192 case copied and page-faulted ~1 GiB),
 // valid until the reference worker's next request; the caller uses them before that.
