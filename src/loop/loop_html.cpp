@@ -67,6 +67,12 @@ std::string esc(std::string_view s) {
   return xml_escape(s);
 }
 
+// A member of a journal record that may be absent: an interrupted iteration has no beam event and
+// an iteration never proposed has no proposer record (both null, where json::value throws).
+json member(const json& j, const char* key) {
+  return j.is_object() ? j.value(key, json()) : json();
+}
+
 // The colour class of each family, in the order they first appear.
 std::map<std::string, int> family_colours(const loop_state& st) {
   std::map<std::string, int> out;
@@ -93,14 +99,17 @@ std::string speedup_of(const json& j) {
 // Iterations in which a family was retired or revived, from the beam events' changes.
 std::map<std::string, std::vector<std::string>> family_events(const loop_state& st) {
   std::map<std::string, std::vector<std::string>> out;
-  for (const auto& [i, rec] : st.iterations)
-    for (const auto& ch : rec.beam_event.value("changes", json::array())) {
+  for (const auto& [i, rec] : st.iterations) {
+    const json changes = member(rec.beam_event, "changes");
+    if (!changes.is_array()) continue;
+    for (const auto& ch : changes) {
       if (!ch.is_string()) continue;
       const std::string s = ch.get<std::string>();
       const auto colon = s.find(':');
       if (colon == std::string::npos) continue;
       out[s.substr(colon + 1)].push_back(fmt::format("{} at iteration {}", s.substr(0, colon), i));
     }
+  }
   return out;
 }
 
@@ -113,8 +122,8 @@ std::string winner_section(const loop_state& st) {
     const auto& b = *st.best;
     int first_led = 0;
     for (const auto& [i, rec] : st.iterations)
-      if (rec.finished && rec.beam_event.value("best", json()).is_object() &&
-          rec.beam_event["best"].value("family", "") == b.family) {
+      if (const json best = member(rec.beam_event, "best");
+          rec.finished && best.is_object() && best.value("family", "") == b.family) {
         first_led = i;
         break;
       }
@@ -158,7 +167,7 @@ std::string trajectory_plot(const loop_state& st, const std::map<std::string, in
     if (p.state == "judged")
       if (auto v = speedup_value(p)) svg_extend(lo, hi, *v, true);
   for (const auto& [i, rec] : st.iterations) {
-    const json& b = rec.beam_event.value("best", json());
+    const json b = member(rec.beam_event, "best");
     if (b.is_object() && b.value("ci95", json()).is_array() && b["ci95"].size() == 2) {
       svg_extend(lo, hi, b["ci95"][0].get<double>(), true);
       svg_extend(lo, hi, b["ci95"][1].get<double>(), true);
@@ -177,7 +186,7 @@ std::string trajectory_plot(const loop_state& st, const std::map<std::string, in
   // The best so far after each iteration: a band for its CI, a step line for its median.
   std::vector<std::pair<double, double>> steps;
   for (const auto& [i, rec] : st.iterations) {
-    const json& b = rec.beam_event.value("best", json());
+    const json b = member(rec.beam_event, "best");
     if (!rec.finished || !b.is_object() || !b.value("median", json()).is_number()) continue;
     const double m = b["median"].get<double>();
     s.group("best-mark",
@@ -316,11 +325,15 @@ std::string iterations_section(const loop_state& st) {
         ++judged;
         if (!is_ok_status(p->summary.value("status", ""))) ++rejected;
       }
-    const json& b = rec.beam_event.value("best", json());
+    const json b = member(rec.beam_event, "best");
     std::string best = rec.finished ? (b.is_object() ? b.value("id", "") + " " + speedup_of(b) : "–") : "(unfinished)";
-    rows.push_back({std::to_string(i), req, rec.proposer.value("status", rec.proposed ? "" : "not run"),
+    const json proposer_status = member(rec.proposer, "status");
+    rows.push_back({std::to_string(i), req,
+                    proposer_status.is_string() ? proposer_status.get<std::string>()
+                    : rec.proposed              ? ""
+                                                : "not run",
                     std::to_string(judged), std::to_string(rejected), best,
-                    rec.beam_event.value("improved", false) ? "yes" : ""});
+                    member(rec.beam_event, "improved") == true ? "yes" : ""});
   }
   return "<section id=\"iterations\">\n<h2>Iterations</h2>\n" +
          html::table({"iteration", "request", "proposer", "judged", "rejected", "best so far [95% CI]", "improved"},

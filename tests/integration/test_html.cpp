@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cctype>
 #include <fstream>
 
@@ -215,6 +216,35 @@ TEST(Html, LoopPageTellsWhichFamilyWonAndWhen) {
     EXPECT_NE(page.find("<td>" + m["id"].get<std::string>() + "</td>"), std::string::npos) << m;
   EXPECT_EQ(count_of(page, "<script"), 0u);
   EXPECT_NE(page.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
+}
+
+// A loop stopped in the middle of an iteration (a signal, a time limit) has that iteration's
+// proposals judged but no beam event for it; its page still renders, the iteration unfinished.
+TEST(Html, LoopPageOfAnInterruptedRunMarksTheIterationUnfinished) {
+  const auto dir = html_loop_run("loop-html-interrupted");
+  auto events = journal_events(dir);
+  const auto last_beam =
+      std::find_if(events.rbegin(), events.rend(), [](const json& e) { return e["event"] == "beam"; });
+  ASSERT_NE(last_beam, events.rend());
+  const int cut = (*last_beam)["iteration"].get<int>();
+  events.erase(std::next(last_beam).base(), events.end());
+  {
+    std::ofstream out(dir / "journal.jsonl", std::ios::trunc);
+    for (const auto& e : events) out << e.dump() << "\n";
+    out << json{{"event", "stopped"}, {"iteration", cut}, {"reason", "interrupted"}, {"signal", 15}}.dump() << "\n";
+  }
+  std::size_t judged = 0, bests = 0;
+  for (const auto& e : events) {
+    judged += e["event"] == "judged" ? 1 : 0;
+    bests += e["event"] == "beam" && e["best"].is_object() ? 1 : 0;
+  }
+  ASSERT_GT(bests, 0u) << "the iterations before the interrupted one";
+  const std::string page = html_page({"loop", "report", dir.string()}, "loop-html-interrupted");
+  ASSERT_FALSE(page.empty());
+  EXPECT_NE(page.find("stopped: interrupted"), std::string::npos);
+  EXPECT_NE(page.find("(unfinished)"), std::string::npos);
+  EXPECT_EQ(count_of(page, "class=\"proposal-mark\""), judged) << "the unfinished iteration's proposals too";
+  EXPECT_EQ(count_of(page, "class=\"best-mark\""), bests) << "none for the unfinished iteration";
 }
 
 bool correct(const json& r) {
