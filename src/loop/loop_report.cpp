@@ -28,8 +28,12 @@ std::string ci_text(const json& s) {
 
 namespace {
 
+// A beam entry: its id and speedup, with its CI where one was measured (an estimate's ci95 holds
+// the median twice: beam.cpp).
 std::string scored_text(const json& b) {
   if (!b.is_object()) return "-";
+  if (b.value("estimate_only", false))
+    return fmt::format("{} {:.3g}x (estimate, no CI)", b.value("id", ""), b.value("median", 0.0));
   const auto& ci = b.value("ci95", json::array());
   if (ci.size() == 2)
     return fmt::format("{} {:.3g}x [{:.3g}, {:.3g}]", b.value("id", ""), b.value("median", 0.0), ci[0].get<double>(),

@@ -247,6 +247,36 @@ TEST(Html, LoopPageOfAnInterruptedRunMarksTheIterationUnfinished) {
   EXPECT_EQ(count_of(page, "class=\"best-mark\""), bests) << "none for the unfinished iteration";
 }
 
+// A beam entry timed in too few rounds for a CI (the loop's cheap autotune rungs) is an estimate:
+// the text report says so and prints no interval. It printed "2.81x [2.81, 2.81]" on 2026-12-07
+// (H100, bench/results/h200/2026-12-07-h100-loop-report.txt): the median held twice.
+TEST(Html, LoopTextReportPrintsNoIntervalForAnEstimate) {
+  const auto dir = html_loop_run("loop-text-estimate");
+  auto events = journal_events(dir);
+  std::vector<std::string> estimates;
+  for (auto& e : events)
+    if (e["event"] == "beam" && e["best"].is_object()) {
+      json& b = e["best"];
+      b["ci95"] = json::array({b["median"], b["median"]});
+      b["estimate_only"] = true;
+      estimates.push_back(
+          fmt::format("{} {:.3g}x (estimate, no CI)", b["id"].get<std::string>(), b["median"].get<double>()));
+    }
+  ASSERT_FALSE(estimates.empty());
+  {
+    std::ofstream out(dir / "journal.jsonl", std::ios::trunc);
+    for (const auto& e : events) out << e.dump() << "\n";
+  }
+  const auto r = kjudge({"loop", "report", dir.string()});
+  ASSERT_EQ(r.r.exit_status, 0) << r.r.output;
+  for (const auto& text : estimates) EXPECT_NE(r.r.output.find(text), std::string::npos) << text << "\n" << r.r.output;
+  for (const auto& e : events)
+    if (e["event"] == "beam" && e["best"].is_object()) {
+      const double m = e["best"]["median"].get<double>();
+      EXPECT_EQ(r.r.output.find(fmt::format("[{:.3g}, {:.3g}]", m, m)), std::string::npos) << r.r.output;
+    }
+}
+
 bool correct(const json& r) {
   const std::string st = r["verdict"]["status"];
   return st == "ok_faster" || st == "ok_not_faster";
