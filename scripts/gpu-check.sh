@@ -22,6 +22,11 @@
 #   loop    the autotune loop on bf16 softmax from the naive CUDA templates, then its best
 #           candidate against torch eager and torch.compile
 #   cost    bench/cost-of-checks.sh on cuda (all rules against --rechecks 0)
+#   batch   `kjudge batch` (docs/batch.md) against a loop of `kjudge eval` on the suite's fast CUDA
+#           examples (per-evaluation overhead), then a KernelBench level-1 batch of A/A candidates
+#           (each sampled problem's Model as its ModelNew; KJ_BATCH_KB=N problems, default 8):
+#           time per candidate, where it goes, evaluations per hour (bench/batch-figures.py);
+#           not in the default stages
 #   kb      KernelBench level 1 and 2 (a copy outside the project's history, in .kb/ or
 #           $KJ_KB_DIR: scripts/fetch-kernelbench.sh): imported, then `kjudge validate --all`
 #           over each level on cuda (KJ_KB_SAMPLE files per level, evenly spaced; 0: all;
@@ -331,6 +336,64 @@ if want oracle; then
   # The full envelope of a widened check: the same-dtype run and three perturbed runs.
   "$BUILD/bin/kjudge-oracle-bench" --elements 402653184 --rows 4096 --reps 3 --runs 4 >"$LOGS/oracle-bench-runs4.log" 2>&1
   note "oracle bench, 4 runs (host, rc=$?): $(tr '\n' ' ' <"$LOGS/oracle-bench-runs4.log")"
+fi
+
+if want batch; then
+  # Issue "Judging thousands of kernels": (1) the same candidates judged by a loop of `kjudge eval`
+  # and by one `kjudge batch`: what a batch saves per evaluation; (2) a KernelBench level-1 batch.
+  t0=$(date +%s)
+  BR=$LOGS/batch
+  rm -rf "$BR"
+  mkdir -p "$BR/suite-run"
+  flags=(--device cuda --torch none --budget "${KJ_BATCH_BUDGET:-2}")
+  for p in softmax rmsnorm layernorm gelu_bias_residual; do
+    mkdir -p "$BR/suite-run/$p"
+    cp "examples/$p/fast.cu" "$BR/suite-run/$p/fast.cu"
+  done
+  : >"$BR/eval-loop.txt"
+  for p in softmax rmsnorm layernorm gelu_bias_residual; do
+    s0=$(date +%s.%N)
+    "$KJ" eval "$p" "$BR/suite-run/$p/fast.cu" "${flags[@]}" --no-store -q --json "$BR/eval-$p.json" >"$BR/eval-$p.log" 2>&1
+    rc=$?
+    echo "$p rc=$rc wall_s=$(python3 -c "print(round($(date +%s.%N) - $s0, 3))")" >>"$BR/eval-loop.txt"
+  done
+  s0=$(date +%s.%N)
+  "$KJ" batch "$BR/suite-run" --state "$BR/suite-state" "${flags[@]}" --no-store -q >"$BR/suite-batch.log" 2>&1
+  rc=$?
+  echo "batch rc=$rc wall_s=$(python3 -c "print(round($(date +%s.%N) - $s0, 3))")" >>"$BR/eval-loop.txt"
+  python3 bench/batch-figures.py overhead "$BR" | tee "$OUT/batch-overhead.txt" | tee -a "$SUMMARY"
+  # (2) A/A candidates in KernelBench's layout: the problem file with `ModelNew = Model` appended,
+  # judged with the default baselines (torch eager and the torch.compile modes) as a KernelBench
+  # candidate would be.
+  KB=${KJ_KB_DIR:-$ROOT/.kb/KernelBench}
+  export KJUDGE_IMPORTED=$BUILD/kb-problems
+  n=${KJ_BATCH_KB:-8}
+  src=$BR/kb-files
+  mkdir -p "$src" "$BR/kb-run"
+  mapfile -t all < <(ls "$KB/level1" 2>/dev/null | grep '\.py$' | sort -V)
+  for ((i = 0; i < n && i < ${#all[@]}; i++)); do cp "$KB/level1/${all[$(( i * ${#all[@]} / n ))]}" "$src/"; done
+  if [ "$(ls "$src" | wc -l)" -eq 0 ]; then
+    note "batch: no KernelBench level 1 in $KB (scripts/fetch-kernelbench.sh)"
+  else
+    rm -rf "$KJUDGE_IMPORTED/kb/level1"
+    "$KJ" import kernelbench "$src" --prefix kb/level1 --jobs 8 --timeout 120 >"$BR/kb-import.log" 2>&1
+    note "batch: imported $(ls "$KJUDGE_IMPORTED/kb/level1" 2>/dev/null | wc -l) of $(ls "$src" | wc -l) level-1 files (rc=$?)"
+    for f in "$src"/*.py; do
+      id=$(basename "$f" | cut -d_ -f1)
+      { cat "$f"; printf '\n\nModelNew = Model\n'; } >"$BR/kb-run/level_1_problem_${id}_sample_0_kernel.py"
+    done
+    left=$(( DEADLINE - SECONDS > 30 ? DEADLINE - SECONDS : 30 ))
+    s0=$(date +%s.%N)
+    timeout "$left" "$KJ" batch "$BR/kb-run" --state "$BR/kb-state" --problems "$KJUDGE_IMPORTED" --device cuda \
+      --no-store -q >"$BR/kb-batch.log" 2>&1
+    rc=$?
+    echo "kb-batch rc=$rc wall_s=$(python3 -c "print(round($(date +%s.%N) - $s0, 3))")" >>"$BR/eval-loop.txt"
+    python3 bench/batch-figures.py kb "$BR/kb-state" "$BR/eval-loop.txt" | tee "$OUT/batch-kb-level1.txt" | tee -a "$SUMMARY"
+    cp "$BR/kb-run/eval_results.fast_p.json" "$OUT/batch-kb-fast_p.json" 2>/dev/null
+    cp "$BR/kb-run/eval_results.json" "$OUT/batch-kb-eval_results.json" 2>/dev/null ||
+      cp "$BR/kb-state/eval_results.json" "$OUT/batch-kb-eval_results.json" 2>/dev/null
+  fi
+  note "batch: $(( $(date +%s) - t0 )) s"
 fi
 
 if want kb; then
