@@ -17,6 +17,13 @@ std::string non_empty_env(const char* name) {
   return v != nullptr ? std::string(v) : std::string();
 }
 
+// A relative directory from the environment is taken from the working directory kjudge was
+// started in: workers and Python parties run in their scratch directories and read paths under
+// the cache, where a relative path names another place.
+std::filesystem::path anchored(const std::string& dir) {
+  return std::filesystem::absolute(dir).lexically_normal();
+}
+
 }  // namespace
 
 std::filesystem::path default_db_path() {
@@ -33,14 +40,14 @@ std::filesystem::path default_db_path() {
 }
 
 std::filesystem::path cache_root() {
-  if (const char* c = std::getenv("KJUDGE_CACHE")) return c;
+  if (const char* c = std::getenv("KJUDGE_CACHE"); c && *c) return anchored(c);
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::filesystem::path(x) / "kjudge";
   if (const char* h = std::getenv("HOME"); h && *h) return std::filesystem::path(h) / ".cache" / "kjudge";
   return std::filesystem::temp_directory_path() / "kjudge-cache";
 }
 
 std::filesystem::path imported_problems_root() {
-  if (auto r = non_empty_env("KJUDGE_IMPORTED"); !r.empty()) return std::filesystem::path(r);
+  if (auto r = non_empty_env("KJUDGE_IMPORTED"); !r.empty()) return anchored(r);
   return default_db_path().parent_path() / "problems";
 }
 

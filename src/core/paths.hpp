@@ -11,11 +11,13 @@ namespace kjudge {
 // no home directory can be found.
 std::filesystem::path default_db_path();
 
-// $KJUDGE_CACHE, else $XDG_CACHE_HOME/kjudge, else ~/.cache/kjudge, else a directory in the
-// temporary directory: built libraries, ceilings, scratch directories.
+// $KJUDGE_CACHE (a relative one made absolute against the working directory), else
+// $XDG_CACHE_HOME/kjudge, else ~/.cache/kjudge, else a directory in the temporary directory: built
+// libraries, ceilings, scratch directories.
 std::filesystem::path cache_root();
 
-// The imported problems' root: $KJUDGE_IMPORTED, else "problems" beside the store's database.
+// The imported problems' root: $KJUDGE_IMPORTED (made absolute as $KJUDGE_CACHE is), else
+// "problems" beside the store's database.
 std::filesystem::path imported_problems_root();
 
 }  // namespace kjudge
