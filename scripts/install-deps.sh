@@ -3,11 +3,13 @@
 # Build: cmake, ninja, g++, and the Debian-packaged libraries (CLI11, nlohmann-json, fmt,
 # toml++, SQLite, OpenSSL, libseccomp, GoogleTest); clang-format and clang-tidy for `make lint`;
 # python3-jsonschema for scripts/validate-result.py (the tests validate every result they write);
-# chromium, in which the tests open the HTML reports headless (tests/integration/test_html_browser.cpp).
+# chromium, in which the tests open the HTML reports headless (tests/integration/test_html_browser.cpp);
+# slurm-wlm and munge for the one-node cluster of `kjudge batch --slurm`'s test and
+# scripts/local-cluster.sh (which starts its own daemons, whatever the packages' services do).
 set -euo pipefail
 pkgs=(cmake ninja-build g++ make pkg-config libcli11-dev nlohmann-json3-dev libfmt-dev
       libtomlplusplus-dev libsqlite3-dev libssl-dev libseccomp-dev libgtest-dev
-      clang-format clang-tidy python3-jsonschema chromium)
+      clang-format clang-tidy python3-jsonschema chromium slurm-wlm munge)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
