@@ -59,6 +59,10 @@ struct eval_options {
   // KernelBench imports: hidden cases with the file's size constants scaled by this factor (and
   // scaled to odd sizes), where the reference runs with them; 0: off (docs/python.md).
   double shape_scale = 0;
+  // In place of the problem's tolerance for the variant judged (kjudge batch --tolerance
+  // kernelbench: KernelBench's atol and rtol, for figures comparable with its own); nullopt: the
+  // problem's. The result document's tolerance says which was applied.
+  std::optional<double> rtol_override, atol_override;
   progress_fn progress;
 };
 

@@ -126,6 +126,8 @@ checked_options check_options(const eval_options& o) {
   c.source = read_file(o.candidate);
   c.candidate_sha = sha256_hex(c.source);
   c.tol = tolerance_for(p, c.variant, o.tf32 && p.tf32_allowed);
+  if (o.rtol_override) c.tol.rtol = *o.rtol_override;
+  if (o.atol_override) c.tol.atol = *o.atol_override;
   c.tf32 = o.tf32 && p.tf32_allowed;
   judge_switches& s = c.switches;
   s.fresh_timing_worker = !env_is("KJUDGE_TIMING_WORKER", "shared");

@@ -1,0 +1,142 @@
+// `kjudge batch` end to end on CPU candidates from examples/ (honest and cheating): killed with
+// SIGKILL after its first result, rerun, every candidate judged exactly once, the result files
+// valid kjudge.result/1 documents, and eval_results.json what they say.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <thread>
+
+#include "cli_test_util.hpp"
+
+namespace kjudge::test {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+const fs::path examples = fs::path(KJUDGE_TEST_DATA) / ".." / "examples";
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// Starts `kjudge ARGS` without waiting, output to `log`.
+pid_t spawn(const std::vector<std::string>& args, const fs::path& log) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::setenv("KJUDGE_DB", (test_dir() / "store.db").c_str(), 1);
+    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0) {
+      ::dup2(fd, 1);
+      ::dup2(fd, 2);
+    }
+    std::vector<std::string> argv{KJUDGE_BIN};
+    argv.insert(argv.end(), args.begin(), args.end());
+    std::vector<char*> a;
+    for (auto& s : argv) a.push_back(s.data());
+    a.push_back(nullptr);
+    ::execv(a[0], a.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+
+std::vector<fs::path> result_files(const fs::path& state) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(state / "results", ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+    if (it->is_regular_file() && it->path().extension() == ".json" && it->path().filename().string()[0] != '.')
+      out.push_back(it->path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST(Batch, KillNineThenRerunJudgesEachCandidateExactlyOnce) {
+  const fs::path run = test_dir() / "batch-run";
+  fs::remove_all(run);
+  fs::create_directories(run / "softmax");
+  const std::vector<std::string> names{"cheat_no_max.cpp", "fast.cpp", "naive.cpp"};
+  for (const auto& n : names) fs::copy_file(examples / "softmax" / n, run / "softmax" / n);
+  const std::vector<std::string> args{"batch", run.string(), "--budget", "0.3", "--rounds", "3", "--hidden", "4", "-q"};
+
+  const pid_t pid = spawn(args, test_dir() / "batch-first.log");
+  ASSERT_GT(pid, 0);
+  const fs::path state = run / ".kjudge-batch";
+  bool first = false;
+  for (int i = 0; i < 600 && !first; ++i) {
+    first = !result_files(state).empty();
+    if (!first) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ::kill(pid, SIGKILL);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(first) << slurp(test_dir() / "batch-first.log");
+  const auto before = result_files(state);
+  ASSERT_LT(before.size(), names.size()) << "the batch finished before the kill";
+  std::map<fs::path, fs::file_time_type> mtimes;
+  for (const auto& f : before) mtimes[f] = fs::last_write_time(f);
+
+  const auto second = kjudge(args, 300);
+  ASSERT_EQ(second.r.exit_status, 0) << second.r.output;
+  // The rerun judged only what had no result: its own count says so.
+  EXPECT_NE(second.r.output.find(std::to_string(names.size() - before.size()) + " of 3 judged now, " +
+                                 std::to_string(before.size()) + " before"),
+            std::string::npos)
+      << second.r.output;
+  const auto after = result_files(state);
+  ASSERT_EQ(after.size(), names.size());
+  for (const auto& [f, t] : mtimes) EXPECT_EQ(fs::last_write_time(f), t) << f << " was judged again";
+
+  const json eval_results = json::parse(slurp(run / "eval_results.json"));
+  ASSERT_TRUE(eval_results.contains("softmax")) << eval_results.dump();
+  ASSERT_EQ(eval_results["softmax"].size(), names.size());
+  std::map<std::string, std::string> status_of;
+  for (const auto& f : after) {
+    const json doc = read_result(f);  // validates against docs/result-schema.json
+    const std::string key = doc["batch"]["key"];
+    EXPECT_EQ(f.string(), (state / "results" / (key + ".json")).string());
+    status_of[doc["batch"]["candidate"]] = doc["verdict"]["status"];
+    int matches = 0;
+    for (const auto& e : eval_results["softmax"]) {
+      if (e["kjudge"]["key"] != key) continue;
+      ++matches;
+      EXPECT_EQ(e["kjudge"]["status"], doc["verdict"]["status"]);
+      EXPECT_EQ(e["correctness"].get<bool>(), doc["verdict"]["status"].get<std::string>().rfind("ok_", 0) == 0);
+    }
+    EXPECT_EQ(matches, 1) << key;
+  }
+  EXPECT_EQ(status_of["softmax/cheat_no_max.cpp"], "wrong_result");
+  EXPECT_EQ(status_of["softmax/naive.cpp"].rfind("ok_", 0), 0u) << status_of["softmax/naive.cpp"];
+  EXPECT_EQ(status_of["softmax/fast.cpp"].rfind("ok_", 0), 0u) << status_of["softmax/fast.cpp"];
+  const json fast = json::parse(slurp(run / "eval_results.fast_p.json"));
+  EXPECT_EQ(fast["n"], 3);
+  EXPECT_EQ(fast["correct"], 2);
+  EXPECT_NE(second.r.output.find("fast_p against"), std::string::npos) << second.r.output;
+
+  // A third run judges nothing.
+  const auto third = kjudge(args, 120);
+  ASSERT_EQ(third.r.exit_status, 0) << third.r.output;
+  EXPECT_NE(third.r.output.find("0 of 3 judged now, 3 before"), std::string::npos) << third.r.output;
+  for (const auto& f : after) EXPECT_EQ(result_files(state).size(), names.size()) << f;
+}
+
+TEST(Batch, DevicesAreRefusedOnTheCpu) {
+  const fs::path run = test_dir() / "batch-devices";
+  fs::create_directories(run / "softmax");
+  fs::copy_file(examples / "softmax" / "naive.cpp", run / "softmax" / "naive.cpp",
+                fs::copy_options::overwrite_existing);
+  const auto r = kjudge({"batch", run.string(), "--devices", "0,1", "-q"});
+  EXPECT_EQ(r.r.exit_status, 2) << r.r.output;
+  EXPECT_NE(r.r.output.find("--devices: only with --device cuda"), std::string::npos) << r.r.output;
+}
+
+}  // namespace
+}  // namespace kjudge::test
