@@ -51,7 +51,14 @@ class store {
   // returns the new row id. Throws usage_error if the document lacks problem.name or
   // verdict.status (it could never be found by `history`), internal_error on SQLite failure;
   // either way nothing is written.
-  std::int64_t add_evaluation(const nlohmann::json& result, const std::string& source);
+  // A non-empty `dedup_key` is unique in the store: if a row already holds it, nothing is written
+  // and that row's id is returned (the document is not compared), so a writer that may repeat an
+  // insert after a crash stores each result once. Concurrent writers of one key are safe.
+  std::int64_t add_evaluation(const nlohmann::json& result, const std::string& source,
+                              const std::string& dedup_key = "");
+
+  // The dedup keys that start with `prefix`, sorted; rows without a key are left out.
+  std::vector<std::string> keys_with_prefix(const std::string& prefix) const;
 
   // Evaluations of `problem`, newest first (created_at, then insertion order); at most `limit`
   // rows (limit <= 0: all).

@@ -3,12 +3,15 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 #include <stdlib.h>  // mkdtemp, setenv
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/error.hpp"
 #include "core/paths.hpp"
@@ -375,4 +378,99 @@ TEST(store_test, default_db_path_follows_kjudge_db_then_xdg_then_home) {
     scoped_env xdg("XDG_DATA_HOME", nullptr);
     EXPECT_EQ(kjudge::default_db_path(), fs::path("/home/judge/.local/share/kjudge/kjudge.db"));
   }
+}
+
+TEST(store_test, dedup_key_is_stored_once_and_returns_the_existing_row) {
+  temp_dir dir;
+  const fs::path db = dir.path() / "kjudge.db";
+  kjudge::store s(db);
+  const auto first = s.add_evaluation(make_result("softmax", "2026-12-02T10:00:00Z"), "a", "batch1/softmax/c0.cpp");
+  // A different document under the same key: the first one stays, nothing is written.
+  const auto again =
+      s.add_evaluation(make_result("softmax", "2026-12-02T11:00:00Z", "crash"), "b", "batch1/softmax/c0.cpp");
+  EXPECT_EQ(again, first);
+  EXPECT_EQ(row_count(db), 1);
+  EXPECT_EQ(s.get(first)->at("verdict").at("status"), "ok_faster");
+  EXPECT_EQ(s.get_source(first).value_or(""), "a");
+  // No key: every insert is a new row, as before keys existed.
+  const auto k1 = s.add_evaluation(make_result("softmax", "2026-12-02T10:00:00Z"), "a");
+  const auto k2 = s.add_evaluation(make_result("softmax", "2026-12-02T10:00:00Z"), "a");
+  EXPECT_NE(k1, k2);
+  EXPECT_NE(k1, first);
+  EXPECT_EQ(row_count(db), 3);
+  raw_db raw(db);
+  EXPECT_EQ(raw.integer("SELECT count(*) FROM evaluations WHERE dedup_key IS NULL"), 2);
+}
+
+TEST(store_test, keys_with_prefix_lists_matching_keys_sorted) {
+  temp_dir dir;
+  kjudge::store s(dir.path() / "kjudge.db");
+  for (const char* key : {"b2/x/1.cpp", "b1/y/2.cpp", "b1/x/1.cpp", "b10/x/1.cpp", "b1%/z.cpp"})
+    s.add_evaluation(make_result("softmax", "2026-12-02T10:00:00Z"), "", key);
+  s.add_evaluation(make_result("softmax", "2026-12-02T10:00:00Z"), "");
+  EXPECT_EQ(s.keys_with_prefix("b1/"), (std::vector<std::string>{"b1/x/1.cpp", "b1/y/2.cpp"}));
+  // LIKE wildcards in the prefix are plain characters.
+  EXPECT_EQ(s.keys_with_prefix("b1%"), (std::vector<std::string>{"b1%/z.cpp"}));
+  EXPECT_EQ(s.keys_with_prefix("b1").size(), 4u);
+  EXPECT_EQ(s.keys_with_prefix("").size(), 5u);
+  EXPECT_TRUE(s.keys_with_prefix("c").empty());
+}
+
+TEST(store_test, migrates_a_version_2_database_keeping_rows_without_keys) {
+  temp_dir dir;
+  const fs::path db = dir.path() / "v2.db";
+  {
+    kjudge::store s(db);
+    s.add_evaluation(make_result("softmax", "2026-12-02T10:00:00Z"), "old");
+    // Undo migration 3 as a kjudge of schema 2 would have left the file.
+    raw_db raw(db);
+    raw.exec("DROP INDEX evaluations_dedup_key; ALTER TABLE evaluations DROP COLUMN dedup_key; PRAGMA user_version=2;");
+  }
+  kjudge::store s(db);
+  EXPECT_EQ(s.schema_version(), kjudge::store::latest_schema_version());
+  EXPECT_EQ(row_count(db), 1);
+  EXPECT_TRUE(s.keys_with_prefix("").empty());
+  const auto id = s.add_evaluation(make_result("softmax", "2026-12-02T10:00:01Z"), "", "k");
+  EXPECT_EQ(s.add_evaluation(make_result("softmax", "2026-12-02T10:00:01Z"), "", "k"), id);
+  EXPECT_EQ(row_count(db), 2);
+}
+
+TEST(store_test, concurrent_processes_store_each_key_once) {
+  temp_dir dir;
+  const fs::path db = dir.path() / "kjudge.db";
+  { kjudge::store init(db); }
+  constexpr int k_procs = 4;
+  constexpr int k_keys = 40;
+  std::vector<pid_t> children;
+  for (int p = 0; p < k_procs; ++p) {
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      int rc = 0;
+      try {
+        kjudge::store s(db, 30000);
+        // Half the writers walk the keys backwards so that they meet in the middle.
+        for (int i = 0; i < k_keys; ++i) {
+          const int k = p % 2 == 0 ? i : k_keys - 1 - i;
+          const std::string key = "race/" + std::to_string(k);
+          const auto id = s.add_evaluation(make_result("softmax", "2026-12-02T10:00:00Z"), key, key);
+          if (s.add_evaluation(make_result("softmax", "2026-12-02T10:00:00Z"), key, key) != id) rc = 2;
+        }
+      } catch (...) {
+        rc = 1;
+      }
+      _exit(rc);
+    }
+    children.push_back(pid);
+  }
+  for (const pid_t pid : children) {
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "writer status " << status;
+  }
+  EXPECT_EQ(row_count(db), k_keys);
+  raw_db raw(db);
+  EXPECT_EQ(raw.integer("SELECT count(DISTINCT dedup_key) FROM evaluations"), k_keys);
+  // Each row holds its own key as source: no writer's row was attributed to another key.
+  EXPECT_EQ(raw.integer("SELECT count(*) FROM evaluations WHERE candidate_source = dedup_key"), k_keys);
 }
