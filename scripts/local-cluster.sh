@@ -172,14 +172,15 @@ start_slurm() {
 start_db() {
   [ "${KJ_CLUSTER_NO_DB:-0}" = 1 ] && return 0
   [ -x "$here/local-postgres.sh" ] || die "scripts/local-postgres.sh is missing"
-  "$here/local-postgres.sh" start "$dir/postgres" >"$dir/postgres.env" \
+  # Only the URL goes to its stdout.
+  "$here/local-postgres.sh" start "$dir/postgres" >"$dir/postgres.url" \
     || die "PostgreSQL did not start (scripts/local-postgres.sh start $dir/postgres)"
 }
 
 print_env() {
   echo "export SLURM_CONF=$dir/slurm.conf"
-  if [ -f "$dir/postgres.env" ]; then
-    grep -E '^(export )?KJUDGE_DB=' "$dir/postgres.env" | tail -1 | sed 's/^\(export \)\{0,1\}/export /'
+  if [ -s "$dir/postgres.url" ]; then
+    echo "export KJUDGE_DB='$(cat "$dir/postgres.url")'"
   fi
 }
 
@@ -204,8 +205,14 @@ do_status() {
   if [ -n "$(pid_of slurmctld)" ]; then
     SLURM_CONF="$dir/slurm.conf" sinfo -N -o '%N %P %T %c %m' || rc=1
   fi
-  if [ "${KJ_CLUSTER_NO_DB:-0}" != 1 ] && [ -x "$here/local-postgres.sh" ]; then
-    "$here/local-postgres.sh" status "$dir/postgres" || rc=1
+  if [ "${KJ_CLUSTER_NO_DB:-0}" != 1 ]; then
+    # The postmaster's pid is the first line of its pid file.
+    pid="$(head -1 "$dir/postgres/data/postmaster.pid" 2>/dev/null || true)"
+    if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+      echo "postgres: running (pid $pid) KJUDGE_DB=$(cat "$dir/postgres.url" 2>/dev/null)"
+    else
+      echo "postgres: stopped"; rc=1
+    fi
   fi
   return $rc
 }
@@ -239,7 +246,7 @@ do_stop() {
   fi
   # Only what start wrote; a DIR the user chose is left in place, emptied of our files.
   rm -rf "$dir/munge" "$dir/state" "$dir/spool" "$dir/run" "$dir/postgres" \
-         "$dir/slurm.conf" "$dir/gres.conf" "$dir/postgres.env"
+         "$dir/slurm.conf" "$dir/gres.conf" "$dir/postgres.url"
   rm -rf "$dir/log"
   rmdir "$dir" 2>/dev/null || true
 }
