@@ -25,7 +25,7 @@ die() { echo "local-cluster: $*" >&2; exit 1; }
 
 # Programs and the Debian package each comes from.
 need_programs() {
-  local missing=() p pkg
+  local missing=() p
   for p in munged:munge munge:munge slurmctld:slurmctld slurmd:slurmd sbatch:slurm-client \
            sinfo:slurm-client scontrol:slurm-client; do
     command -v "${p%%:*}" >/dev/null 2>&1 || PATH="$PATH:/usr/sbin:/sbin" command -v "${p%%:*}" \

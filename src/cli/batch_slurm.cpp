@@ -18,19 +18,18 @@ namespace fs = std::filesystem;
 using json = nlohmann::json;
 
 // The options a task does not take: the Slurm ones, and --shard/--devices (a task judges its own
-// shard on the GPU Slurm gave it).
-bool is_slurm_only(const std::string& a, bool& takes_value) {
+// shard on the GPU Slurm gave it). Returns how many argv entries `a` starts (0: a task's option).
+int slurm_only_arity(const std::string& a) {
   static const std::vector<std::string> valued{"--partition",    "--time-limit", "--tasks",  "--gpus-per-task",
                                                "--max-requeues", "--shard",      "--devices"};
   static const std::vector<std::string> flags{"--slurm", "--status", "--cancel", "--resubmit"};
   for (const auto& v : valued) {
-    if (a == v) return takes_value = true;
-    if (a.rfind(v + "=", 0) == 0) return !(takes_value = false);
+    if (a == v) return 2;
+    if (a.rfind(v + "=", 0) == 0) return 1;
   }
-  takes_value = false;
   for (const auto& f : flags)
-    if (a == f) return true;
-  return false;
+    if (a == f) return 1;
+  return 0;
 }
 
 std::vector<std::string> task_argv(int argc, char** argv) {
@@ -38,9 +37,8 @@ std::vector<std::string> task_argv(int argc, char** argv) {
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);
   std::vector<std::string> out{ec ? fs::absolute(argv[0]).string() : self.string()};
   for (int i = 1; i < argc; ++i) {
-    bool takes_value = false;
-    if (is_slurm_only(argv[i], takes_value)) {
-      i += takes_value ? 1 : 0;
+    if (const int n = slurm_only_arity(argv[i]); n > 0) {
+      i += n - 1;
       continue;
     }
     out.emplace_back(argv[i]);
