@@ -65,7 +65,9 @@ json own_tolerance_check(const candidate_entry& c, const run_options& o) {
   return out;
 }
 
-void store_document(const run_options& o, const json& doc, const candidate_entry& c) {
+// The candidate's key is the store's dedup key: a rerun after a kill between this write and the
+// result file's stores nothing twice.
+void store_document(const run_options& o, const json& doc, const candidate_entry& c, const std::string& key) {
   if (!o.store) return;
   std::string source;
   try {
@@ -73,7 +75,7 @@ void store_document(const run_options& o, const json& doc, const candidate_entry
   } catch (const std::exception&) {  // stored without its source
   }
   store db(o.db);
-  db.add_evaluation(doc, source);
+  db.add_evaluation(doc, source, key);
 }
 
 }  // namespace
@@ -109,7 +111,7 @@ json judge_one(const batch_state& s, const candidate_entry& c, const run_options
   }
   doc["batch"] = b;
   // The store before the result file: a kill between the two judges the candidate again.
-  if (outcome == "judged") store_document(o, doc, c);
+  if (outcome == "judged") store_document(o, doc, c, b["key"]);
   write_json_file(result_path(s, b["key"]), doc);
   return doc;
 }

@@ -13,6 +13,9 @@
 #include <thread>
 
 #include "cli_test_util.hpp"
+#include "core/verdict_status.hpp"
+#include "judge/python_parties.hpp"
+#include "store/store.hpp"
 
 namespace kjudge::test {
 namespace {
@@ -80,15 +83,31 @@ TEST(Batch, KillNineThenRerunJudgesEachCandidateExactlyOnce) {
   ::waitpid(pid, &status, 0);
   ASSERT_TRUE(first) << slurp(test_dir() / "batch-first.log");
   const auto before = result_files(state);
-  ASSERT_LT(before.size(), names.size()) << "the batch finished before the kill";
+  ASSERT_LT(before.size() + 1, names.size()) << "too few candidates left to interrupt";
   std::map<fs::path, fs::file_time_type> mtimes;
   for (const auto& f : before) mtimes[f] = fs::last_write_time(f);
+
+  // SIGINT (Ctrl-C) once one more result is written: exit 130, nothing half-written.
+  const pid_t pid2 = spawn(args, test_dir() / "batch-sigint.log");
+  ASSERT_GT(pid2, 0);
+  bool more = false;
+  for (int i = 0; i < 600 && !more; ++i) {
+    more = result_files(state).size() > before.size();
+    if (!more) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ::kill(pid2, SIGINT);
+  ::waitpid(pid2, &status, 0);
+  ASSERT_TRUE(more) << slurp(test_dir() / "batch-sigint.log");
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 130) << status << slurp(test_dir() / "batch-sigint.log");
+  EXPECT_NE(slurp(test_dir() / "batch-sigint.log").find("interrupted; rerun the same command"), std::string::npos);
+  const std::size_t judged_before = result_files(state).size();
+  for (const auto& f : result_files(state)) mtimes.emplace(f, fs::last_write_time(f));
 
   const auto second = kjudge(args, 300);
   ASSERT_EQ(second.r.exit_status, 0) << second.r.output;
   // The rerun judged only what had no result: its own count says so.
-  EXPECT_NE(second.r.output.find(std::to_string(names.size() - before.size()) + " of 3 judged now, " +
-                                 std::to_string(before.size()) + " before"),
+  EXPECT_NE(second.r.output.find(std::to_string(names.size() - judged_before) + " of 3 judged now, " +
+                                 std::to_string(judged_before) + " before"),
             std::string::npos)
       << second.r.output;
   const auto after = result_files(state);
@@ -121,11 +140,64 @@ TEST(Batch, KillNineThenRerunJudgesEachCandidateExactlyOnce) {
   EXPECT_EQ(fast["correct"], 2);
   EXPECT_NE(second.r.output.find("fast_p against"), std::string::npos) << second.r.output;
 
+  // The store holds one row per candidate key, whatever the kills did.
+  const std::string batch_id = json::parse(slurp(state / "batch.json"))["batch_id"];
+  const auto keys = store(test_dir() / "store.db").keys_with_prefix(batch_id + "/");
+  EXPECT_EQ(keys.size(), names.size());
+  for (const auto& n : names)
+    EXPECT_EQ(std::count(keys.begin(), keys.end(), batch_id + "/softmax/softmax/" + n), 1) << n;
+
   // A third run judges nothing.
   const auto third = kjudge(args, 120);
   ASSERT_EQ(third.r.exit_status, 0) << third.r.output;
   EXPECT_NE(third.r.output.find("0 of 3 judged now, 3 before"), std::string::npos) << third.r.output;
-  for (const auto& f : after) EXPECT_EQ(result_files(state).size(), names.size()) << f;
+  EXPECT_EQ(result_files(state).size(), names.size());
+  for (const auto& f : after) EXPECT_EQ(fs::last_write_time(f), mtimes.count(f) ? mtimes[f] : fs::last_write_time(f));
+}
+
+// KernelBench's layout: generated kernels named level_<L>_problem_<P>_sample_<S>_kernel.py matched
+// to an imported level, one that matches no problem said and left out; --tolerance kernelbench
+// applies atol = rtol = 1e-2 and reports the problem's own verdict beside.
+TEST(Batch, KernelBenchLayoutWithKernelBenchTolerance) {
+  ::setenv("KJUDGE_WORKER_PY", (fs::path(KJUDGE_BIN).parent_path() / "kjudge-worker-py").c_str(), 1);
+  if (const python_setup ps = find_python_setup(); !ps.unavailable.empty()) GTEST_SKIP() << ps.unavailable;
+  const fs::path py = fs::path(KJUDGE_TEST_DATA) / "python";
+  const fs::path problems = test_dir() / "batch-kb-problems", run = test_dir() / "batch-kb-run";
+  fs::remove_all(run);
+  fs::create_directories(run);
+  const auto imp =
+      kjudge({"import", "kernelbench", (py / "kernelbench" / "level1").string(), "--out", problems.string()});
+  ASSERT_EQ(imp.r.exit_status, 0) << imp.r.output;
+  const std::map<std::string, std::string> files{{"level_1_problem_1_sample_0_kernel.py", "kb_leaky_ok.py"},
+                                                 {"level_1_problem_1_sample_1_kernel.py", "kb_leaky_positive_only.py"},
+                                                 {"level_1_problem_9_sample_0_kernel.py", "kb_leaky_ok.py"}};
+  for (const auto& [to, from] : files) fs::copy_file(py / "candidates" / from, run / to);
+  const auto r = kjudge({"batch", run.string(), "--problems", problems.string(), "--tolerance", "kernelbench",
+                         "--no-timing", "--hidden", "4", "-q"},
+                        600);
+  ASSERT_EQ(r.r.exit_status, 0) << r.r.output;
+  EXPECT_NE(r.r.output.find("level_1_problem_9_sample_0_kernel.py: no problem 9_*"), std::string::npos) << r.r.output;
+  const json e = json::parse(slurp(run / "eval_results.json"));
+  ASSERT_TRUE(e.contains("1")) << e.dump();
+  EXPECT_FALSE(e.contains("9"));
+  ASSERT_EQ(e["1"].size(), 2u);
+  std::map<int, json> by_sample;
+  for (const auto& s : e["1"]) by_sample[s["sample_id"].get<int>()] = s;
+  EXPECT_TRUE(by_sample[0]["correctness"].get<bool>()) << by_sample[0].dump();
+  EXPECT_FALSE(by_sample[1]["correctness"].get<bool>()) << by_sample[1].dump();
+  for (const auto& f : result_files(run / ".kjudge-batch")) {
+    const json doc = read_result(f);
+    EXPECT_DOUBLE_EQ(doc["tolerance"]["atol"].get<double>(), 1e-2) << f;
+    EXPECT_DOUBLE_EQ(doc["tolerance"]["rtol"].get<double>(), 1e-2) << f;
+    EXPECT_EQ(doc["batch"]["tolerance"], "kernelbench");
+    ASSERT_TRUE(doc["batch"].contains("own_tolerance")) << doc["batch"].dump();
+    const json& own = doc["batch"]["own_tolerance"];
+    ASSERT_TRUE(own.contains("status")) << own.dump();
+    EXPECT_LT(own["tolerance"]["atol"].get<double>(), 1e-2) << own.dump();
+    // The positive-only cheat is wrong under either tolerance; the honest ones right under both.
+    EXPECT_EQ(is_ok_status(own["status"].get<std::string>()), is_ok_status(doc["verdict"]["status"].get<std::string>()))
+        << doc["batch"].dump();
+  }
 }
 
 TEST(Batch, DevicesAreRefusedOnTheCpu) {
