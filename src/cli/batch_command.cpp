@@ -99,10 +99,11 @@ batch::run_options run_options_for(const batch_flags& f, int argc, char** argv) 
   o.db = f.ef.db_path.empty() ? default_db_path() : fs::path(f.ef.db_path);
   o.quiet = f.ef.quiet;
   if (!f.devices.empty() && f.one.empty()) {
-    if (f.ef.device != "cuda")
+    // A timed cpu evaluation needs the machine to itself; correctness-only ones may share it.
+    if (f.ef.device != "cuda" && !f.ef.no_timing)
       throw usage_error(
-          "--devices: only with --device cuda (on the cpu, evaluations run one at a time: a timed "
-          "evaluation needs the machine to itself)");
+          "--devices: only with --device cuda, or on the cpu with --no-timing (a timed cpu "
+          "evaluation needs the machine to itself: cpu candidates are timed one at a time)");
     o.devices = split_devices(f.devices);
     o.child_argv = child_argv(argc, argv);
   }
@@ -132,6 +133,9 @@ int run_batch_command(const batch_flags& f, int argc, char** argv) {
   if (d.candidates.empty())
     throw usage_error(f.run_dir + ": no candidates found (layout " + d.layout + "; " +
                       std::to_string(d.unmatched.size()) + " file(s) not matched)");
+  // Options checked before the state directory is made: a refused run leaves nothing behind.
+  const bool judging = !f.list && !f.summary_only;
+  const batch::run_options o = judging ? run_options_for(f, argc, argv) : batch::run_options{};
   const fs::path state_dir = f.state.empty() ? run_dir / ".kjudge-batch" : fs::path(f.state);
   const batch::batch_state s =
       batch::open_state(state_dir, run_dir, d.layout, d.candidates, recorded_options(f, problems_root));
@@ -157,7 +161,6 @@ int run_batch_command(const batch_flags& f, int argc, char** argv) {
     write_summary(s, f);
     return 0;
   }
-  const batch::run_options o = run_options_for(f, argc, argv);
   if (!f.one.empty()) {
     for (const auto& c : d.candidates)
       if (batch::candidate_key(s, c) == f.one)
@@ -199,7 +202,8 @@ void add_batch_command(CLI::App& app) {
       ->check(CLI::IsMember({"auto", "kjudge", "kernelbench", "gpumode"}));
   g_batch->add_option("--devices", f.devices,
                       "cuda: judge on these GPUs, one evaluation per GPU at a time, each in a child kjudge with "
-                      "CUDA_VISIBLE_DEVICES set (e.g. 0,1,2,3); refused on the cpu");
+                      "CUDA_VISIBLE_DEVICES set (e.g. 0,1,2,3); cpu: only with --no-timing, as many "
+                      "correctness-only evaluations at once as devices listed");
   g_batch->add_option("--shard", f.shard, "judge only shard I of N (the candidates at index I modulo N), e.g. 0/4");
   g_batch->add_option("--state", f.state, "the state directory (default RUN_DIR/.kjudge-batch)");
   g_batch

@@ -200,6 +200,31 @@ TEST(Batch, KernelBenchLayoutWithKernelBenchTolerance) {
   }
 }
 
+// --devices runs each evaluation in a child `kjudge batch ... --one KEY`: on the cpu only without
+// timing, here two at a time.
+TEST(Batch, DevicesRunChildrenAndEveryCandidateGetsOneResult) {
+  const fs::path run = test_dir() / "batch-children";
+  fs::remove_all(run);
+  fs::create_directories(run / "softmax");
+  const std::vector<std::string> names{"cheat_no_max.cpp", "fast.cpp", "naive.cpp"};
+  for (const auto& n : names) fs::copy_file(examples / "softmax" / n, run / "softmax" / n);
+  const auto r = kjudge({"batch", run.string(), "--no-timing", "--hidden", "4", "--devices", "0,1", "-q"}, 300);
+  ASSERT_EQ(r.r.exit_status, 0) << r.r.output;
+  EXPECT_NE(r.r.output.find("on 2 device(s)"), std::string::npos) << r.r.output;
+  EXPECT_NE(r.r.output.find("(device 0)"), std::string::npos) << r.r.output;
+  EXPECT_NE(r.r.output.find("(device 1)"), std::string::npos) << r.r.output;
+  const auto files = result_files(run / ".kjudge-batch");
+  ASSERT_EQ(files.size(), names.size());
+  std::map<std::string, std::string> status_of;
+  for (const auto& f : files) {
+    const json doc = read_result(f);
+    status_of[doc["batch"]["candidate"]] = doc["verdict"]["status"];
+    EXPECT_EQ(doc["batch"]["outcome"], "judged");
+  }
+  EXPECT_EQ(status_of["softmax/cheat_no_max.cpp"], "wrong_result");
+  EXPECT_EQ(status_of["softmax/naive.cpp"].rfind("ok_", 0), 0u) << status_of["softmax/naive.cpp"];
+}
+
 TEST(Batch, DevicesAreRefusedOnTheCpu) {
   const fs::path run = test_dir() / "batch-devices";
   fs::create_directories(run / "softmax");
@@ -207,7 +232,9 @@ TEST(Batch, DevicesAreRefusedOnTheCpu) {
                 fs::copy_options::overwrite_existing);
   const auto r = kjudge({"batch", run.string(), "--devices", "0,1", "-q"});
   EXPECT_EQ(r.r.exit_status, 2) << r.r.output;
-  EXPECT_NE(r.r.output.find("--devices: only with --device cuda"), std::string::npos) << r.r.output;
+  EXPECT_FALSE(fs::exists(run / ".kjudge-batch" / "results")) << "refused, yet something was judged";
+  EXPECT_NE(r.r.output.find("--devices: only with --device cuda, or on the cpu with --no-timing"), std::string::npos)
+      << r.r.output;
 }
 
 }  // namespace
