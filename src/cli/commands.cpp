@@ -22,6 +22,7 @@
 #include "cli/python_commands.hpp"
 #include "cli/redteam_command.hpp"
 #include "cli/report_command.hpp"
+#include "cli/store_command.hpp"
 #include "core/error.hpp"
 #include "core/hash.hpp"
 #include "core/json_file.hpp"
@@ -184,7 +185,9 @@ void add_eval_flags(CLI::App* c, eval_flags& f) {
                 "target or the budget); for comparing runs at equal statistical work")
       ->check(CLI::Range(1, 1000));
   c->add_flag("--no-timing", f.no_timing, "check correctness only");
-  c->add_option("--db", f.db_path, "SQLite store (default: $KJUDGE_DB or ~/.local/share/kjudge/kjudge.db)");
+  c->add_option(
+      "--db", f.db_path,
+      "result store: SQLite file or postgresql:// URL (default: $KJUDGE_DB or ~/.local/share/kjudge/kjudge.db)");
   c->add_flag("--no-store", f.no_store, "do not record the result in the store");
   c->add_flag("--no-sandbox", f.no_sandbox, "run the worker without seccomp/landlock (debugging only)");
   c->add_flag("--no-tf32", f.no_tf32, "forbid TF32 tolerance where the problem would permit it");
@@ -661,7 +664,7 @@ int cmd_history(const std::string& problem, const std::string& db_path, int limi
   }
   const auto rows = db.history(name, limit);
   if (rows.empty()) {
-    std::printf("no evaluations of %s in %s\n", name.c_str(), db.path().string().c_str());
+    std::printf("no evaluations of %s in %s\n", name.c_str(), store::display_name(db.path().string()).c_str());
     return 0;
   }
   std::cout << render_history(rows, spec_sha);
@@ -802,7 +805,8 @@ int cmd_demo(const eval_flags& f, const std::string& examples_dir) {
   }
   std::printf("\n");
   std::cout << render_verdict_table(results, color_out());
-  std::printf("results stored in %s\n", (f.db_path.empty() ? default_db_path() : fs::path(f.db_path)).string().c_str());
+  std::printf("results stored in %s\n",
+              store::display_name((f.db_path.empty() ? default_db_path() : fs::path(f.db_path)).string()).c_str());
   return 0;
 }
 
@@ -854,7 +858,7 @@ int run(int argc, char** argv) {
   int limit = 20;
   auto* history = app.add_subcommand("history", "past evaluations of a problem from the store");
   history->add_option("PROBLEM", problem, "problem name")->required();
-  history->add_option("--db", db_path, "SQLite store");
+  history->add_option("--db", db_path, "result store: SQLite file or postgresql:// URL (default: $KJUDGE_DB)");
   history->add_option("--limit", limit, "rows to show");
 
   app.add_subcommand("rules", "the named correctness and anti-cheat rules");
@@ -884,6 +888,7 @@ int run(int argc, char** argv) {
   add_python_commands(app);
   add_redteam_command(app);
   add_report_command(app);
+  add_store_command(app);
 
   try {
     app.parse(argc, argv);
@@ -902,6 +907,7 @@ int run(int argc, char** argv) {
   if (run_python_command_if_selected(sub_status)) return sub_status;
   if (run_redteam_command_if_selected(sub_status)) return sub_status;
   if (run_report_command_if_selected(sub_status)) return sub_status;
+  if (run_store_command_if_selected(sub_status)) return sub_status;
   if (app.got_subcommand("list")) return cmd_list();
   if (app.got_subcommand("show")) return cmd_show(problem);
   if (app.got_subcommand("eval")) return cmd_eval(ef, problem, candidate);
