@@ -188,7 +188,7 @@ void run_on_devices(const batch_state& s, const std::vector<const candidate_entr
       command_options co;
       co.timeout_seconds = 24 * 3600;  // the judge's own watchdogs bound a candidate; this bounds the child
       co.extra_env["CUDA_VISIBLE_DEVICES"] = device;
-      co.max_output = 64 * 1024;
+      co.max_output = std::size_t{64} << 10;  // bytes of the child's output kept
       const auto t0 = clock_type::now();
       const command_result r = run_command(argv, co);
       json doc;
