@@ -9,6 +9,7 @@
 #include "batch/runner.hpp"
 #include "batch/state.hpp"
 #include "batch/summary.hpp"
+#include "cli/batch_slurm.hpp"
 #include "cli/eval_flags.hpp"
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
@@ -35,6 +36,7 @@ struct batch_flags {
   bool list = false;
   std::string one;  // a child's one candidate key (--devices)
   eval_flags ef;
+  slurm_flags sl;  // --slurm, --status, --cancel, --resubmit (cli/batch_slurm.hpp)
 };
 
 CLI::App* g_batch = nullptr;
@@ -122,6 +124,8 @@ void write_summary(const batch::batch_state& s, const batch_flags& f) {
 
 int run_batch_command(const batch_flags& f, int argc, char** argv) {
   const fs::path run_dir(f.run_dir);
+  if (slurm_query_selected(f.sl))
+    return run_slurm_query(f.sl, f.state.empty() ? run_dir / ".kjudge-batch" : fs::path(f.state));
   const fs::path problems_root = f.problems.empty() ? imported_problems_root() : fs::path(f.problems);
   const batch::discovery d = batch::discover(run_dir, f.layout, problems_root);
   if (f.one.empty())
@@ -135,6 +139,13 @@ int run_batch_command(const batch_flags& f, int argc, char** argv) {
   const fs::path state_dir = f.state.empty() ? run_dir / ".kjudge-batch" : fs::path(f.state);
   const batch::batch_state s =
       batch::open_state(state_dir, run_dir, d.layout, d.candidates, recorded_options(f, problems_root));
+  if (f.sl.slurm) {
+    if (!f.shard.empty() || !f.devices.empty() || f.list || f.summary_only || !f.one.empty())
+      throw usage_error(
+          "--slurm: each task takes its own --shard and GPU; not with --shard, --devices, --list, "
+          "--summary or --one");
+    return submit_slurm_batch(f.sl, s, f.run_dir, d.candidates.size(), f.ef.device, argc, argv);
+  }
   auto shard = d.candidates;
   if (!f.shard.empty()) {
     const auto [i, n] = batch::parse_shard(f.shard);
@@ -208,6 +219,7 @@ void add_batch_command(CLI::App& app) {
   g_batch->add_option("--one", f.one, "judge the one candidate of this key (what --devices runs per device)")
       ->group("");  // internal
   add_eval_flags(g_batch, f.ef);
+  add_slurm_flags(g_batch, f.sl);
 }
 
 bool run_batch_command_if_selected(int& exit_status, int argc, char** argv) {

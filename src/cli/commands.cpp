@@ -24,6 +24,7 @@
 #include "cli/python_commands.hpp"
 #include "cli/redteam_command.hpp"
 #include "cli/report_command.hpp"
+#include "cli/store_command.hpp"
 #include "core/error.hpp"
 #include "core/hash.hpp"
 #include "core/json_file.hpp"
@@ -506,7 +507,7 @@ int cmd_history(const std::string& problem, const std::string& db_path, int limi
   }
   const auto rows = db.history(name, limit);
   if (rows.empty()) {
-    std::printf("no evaluations of %s in %s\n", name.c_str(), db.path().string().c_str());
+    std::printf("no evaluations of %s in %s\n", name.c_str(), store::display_name(db.path().string()).c_str());
     return 0;
   }
   std::cout << render_history(rows, spec_sha);
@@ -647,7 +648,8 @@ int cmd_demo(const eval_flags& f, const std::string& examples_dir) {
   }
   std::printf("\n");
   std::cout << render_verdict_table(results, color_out());
-  std::printf("results stored in %s\n", (f.db_path.empty() ? default_db_path() : fs::path(f.db_path)).string().c_str());
+  std::printf("results stored in %s\n",
+              store::display_name((f.db_path.empty() ? default_db_path() : fs::path(f.db_path)).string()).c_str());
   return 0;
 }
 
@@ -699,7 +701,7 @@ int run(int argc, char** argv) {
   int limit = 20;
   auto* history = app.add_subcommand("history", "past evaluations of a problem from the store");
   history->add_option("PROBLEM", problem, "problem name")->required();
-  history->add_option("--db", db_path, "SQLite store");
+  history->add_option("--db", db_path, "result store: SQLite file or postgresql:// URL (default: $KJUDGE_DB)");
   history->add_option("--limit", limit, "rows to show");
 
   app.add_subcommand("rules", "the named correctness and anti-cheat rules");
@@ -730,6 +732,7 @@ int run(int argc, char** argv) {
   add_python_commands(app);
   add_redteam_command(app);
   add_report_command(app);
+  add_store_command(app);
 
   try {
     app.parse(argc, argv);
@@ -749,6 +752,7 @@ int run(int argc, char** argv) {
   if (run_python_command_if_selected(sub_status)) return sub_status;
   if (run_redteam_command_if_selected(sub_status)) return sub_status;
   if (run_report_command_if_selected(sub_status)) return sub_status;
+  if (run_store_command_if_selected(sub_status)) return sub_status;
   if (app.got_subcommand("list")) return cmd_list();
   if (app.got_subcommand("show")) return cmd_show(problem);
   if (app.got_subcommand("eval")) return cmd_eval(ef, problem, candidate);

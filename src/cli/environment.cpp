@@ -23,7 +23,8 @@ struct env_var {
 };
 
 constexpr env_var k_vars[] = {
-    {"KJUDGE_DB", env_role::setting, "the SQLite store (default ~/.local/share/kjudge/kjudge.db)"},
+    {"KJUDGE_DB", env_role::setting,
+     "the result store: an SQLite file (default ~/.local/share/kjudge/kjudge.db) or a postgresql:// URL"},
     {"KJUDGE_CACHE", env_role::setting, "build cache, ceilings, scratch (default ~/.cache/kjudge)"},
     {"KJUDGE_PROBLEMS", env_role::setting, "the suite's problems directory (default: the source tree's problems/)"},
     {"KJUDGE_IMPORTED", env_role::setting,

@@ -26,7 +26,9 @@ void add_eval_flags(CLI::App* c, eval_flags& f) {
                 "target or the budget); for comparing runs at equal statistical work")
       ->check(CLI::Range(1, 1000));
   c->add_flag("--no-timing", f.no_timing, "check correctness only");
-  c->add_option("--db", f.db_path, "SQLite store (default: $KJUDGE_DB or ~/.local/share/kjudge/kjudge.db)");
+  c->add_option(
+      "--db", f.db_path,
+      "result store: SQLite file or postgresql:// URL (default: $KJUDGE_DB or ~/.local/share/kjudge/kjudge.db)");
   c->add_flag("--no-store", f.no_store, "do not record the result in the store");
   c->add_flag("--no-sandbox", f.no_sandbox, "run the worker without seccomp/landlock (debugging only)");
   c->add_flag("--no-tf32", f.no_tf32, "forbid TF32 tolerance where the problem would permit it");

@@ -137,7 +137,9 @@ void add_report_command(CLI::App& app) {
   f.cmd->add_option("--html", f.html,
                     "write a self-contained HTML page: one result's evaluation, or several results' set page");
   f.cmd->add_option("--md", f.md, "write one result's Markdown report");
-  f.cmd->add_option("--db", f.db, "SQLite store for ids (default: $KJUDGE_DB or ~/.local/share/kjudge/kjudge.db)");
+  f.cmd->add_option(
+      "--db", f.db,
+      "store for ids: SQLite file or postgresql:// URL (default: $KJUDGE_DB or ~/.local/share/kjudge/kjudge.db)");
 }
 
 bool run_report_command_if_selected(int& exit_status) {

@@ -73,7 +73,15 @@ std::optional<std::int64_t> boolean(const nlohmann::json& j, const char* key) {
 }  // namespace
 }  // namespace detail
 
-loop_store::loop_store(const std::filesystem::path& db) : m_store(db) {
+// The loop's tables are written over SQLite directly (below), so its store must be a file.
+const std::filesystem::path& loop_store::check_sqlite(const std::filesystem::path& db) {
+  if (store::is_postgres_url(db.string()))
+    throw usage_error("kjudge loop keeps its runs in an SQLite store; " + store::display_name(db.string()) +
+                      " is a PostgreSQL URL: pass --db FILE");
+  return db;
+}
+
+loop_store::loop_store(const std::filesystem::path& db) : m_store(check_sqlite(db)) {
   const int rc = sqlite3_open_v2(db.c_str(), &m_db, SQLITE_OPEN_READWRITE, nullptr);
   if (rc != SQLITE_OK) {
     const std::string why = m_db != nullptr ? sqlite3_errmsg(m_db) : sqlite3_errstr(rc);

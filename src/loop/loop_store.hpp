@@ -46,6 +46,8 @@ class loop_store {
   const std::filesystem::path& path() const { return m_store.path(); }
 
  private:
+  static const std::filesystem::path& check_sqlite(const std::filesystem::path& db);
+
   kjudge::store m_store;
   sqlite3* m_db = nullptr;
 };

@@ -263,3 +263,17 @@ TEST(LoopStore, RowsAreUpsertedAndEvaluationsStoredOnce) {
   EXPECT_EQ(db.count_rows("loop_families", "run7"), 1);
   EXPECT_EQ(db.count_rows("loop_proposals", "other"), 0);
 }
+
+// The loop writes its tables over SQLite directly: a PostgreSQL URL is refused before any
+// connection is tried, naming it without its password and saying what to pass instead.
+TEST(LoopStore, RefusesAPostgresUrlNamingWhatToPass) {
+  try {
+    kjudge::loop::loop_store db("postgresql://judge:pw@127.0.0.1:1/kjudge");
+    FAIL() << "a loop store opened a PostgreSQL URL";
+  } catch (const kjudge::usage_error& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("postgresql://judge:***@127.0.0.1:1/kjudge"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("--db FILE"), std::string::npos) << msg;
+    EXPECT_EQ(msg.find("connect"), std::string::npos) << msg;
+  }
+}

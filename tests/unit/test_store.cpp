@@ -1,4 +1,4 @@
-// The SQLite store (DESIGN.md §2.4): creation, migrations, refusal of newer schemas,
+// The store on SQLite (DESIGN.md §2.4): creation, migrations, refusal of newer schemas,
 // transactional inserts, history order.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -298,7 +298,7 @@ TEST(store_test, failing_insert_rolls_back_and_store_stays_usable) {
   } catch (const kjudge::internal_error& e) {
     const std::string msg = e.what();
     EXPECT_NE(msg.find("injected failure"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("store.cpp:"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("sqlite_backend.cpp:"), std::string::npos) << msg;
     EXPECT_NE(msg.find("sqlite3_step"), std::string::npos) << msg;
   }
   EXPECT_EQ(row_count(db), 1);
