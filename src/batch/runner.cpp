@@ -111,7 +111,8 @@ json judge_one(const batch_state& s, const candidate_entry& c, const run_options
   }
   doc["batch"] = b;
   // The store before the result file: a kill between the two judges the candidate again.
-  if (outcome == "judged") store_document(o, doc, c, b["key"]);
+  // As `kjudge eval`: a bad input is no evaluation of the candidate, and is not stored.
+  if (outcome == "judged" && doc["verdict"].value("status", "") != "bad_input") store_document(o, doc, c, b["key"]);
   write_json_file(result_path(s, b["key"]), doc);
   return doc;
 }

@@ -12,6 +12,7 @@
 #include "cli/batch_slurm.hpp"
 #include "cli/eval_flags.hpp"
 #include "core/error.hpp"
+#include "core/hash.hpp"
 #include "core/interrupt.hpp"
 #include "core/json_file.hpp"
 #include "core/paths.hpp"
@@ -172,13 +173,15 @@ int run_batch_command(const batch_flags& f, int argc, char** argv) {
   const batch::run_tally t = batch::run_batch(s, shard, o);
   interrupt::remove_hook(hook);
   write_summary(s, f);
+  // This shard's faults only: a Slurm task's exit status is about the candidates it was given.
   int faults = 0;
   for (const auto& c : shard) {
     const auto key = batch::candidate_key(s, c);
     if (!batch::has_result(s, key)) throw internal_error(key + ": no result after the batch");
+    const json doc = json::parse(read_file(batch::result_path(s, key)));
+    faults += doc.contains("batch") && doc["batch"].value("outcome", "") == "judge_fault" ? 1 : 0;
   }
-  for (const auto& r : batch::read_results(s)) faults += r["batch"].value("outcome", "") == "judge_fault" ? 1 : 0;
-  std::fprintf(stderr, "kjudge batch %s: %d of %d judged now, %d before; %d judge fault(s) in the batch\n",
+  std::fprintf(stderr, "kjudge batch %s: %d of %d judged now, %d before; %d judge fault(s) in this shard\n",
                s.batch_id.c_str(), t.judged, t.total, t.already, faults);
   return faults == 0 ? 0 : 3;
 }
