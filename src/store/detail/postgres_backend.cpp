@@ -163,7 +163,7 @@ constexpr const char* k_insert_sql =
 
 class postgres_backend final : public store_backend {
  public:
-  postgres_backend(std::string url, std::string shown) : m_shown(std::move(shown)) {
+  postgres_backend(const std::string& url, std::string shown) : m_shown(std::move(shown)) {
     try {
       m_conn = std::make_unique<pqxx::connection>(url);
     } catch (const std::exception& e) {
