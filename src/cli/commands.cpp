@@ -17,7 +17,9 @@
 #include <sstream>
 
 #include "builder/builder.hpp"
+#include "cli/e2e_command.hpp"
 #include "cli/environment.hpp"
+#include "cli/eval_flags.hpp"
 #include "cli/loop_command.hpp"
 #include "cli/python_commands.hpp"
 #include "cli/redteam_command.hpp"
@@ -148,30 +150,7 @@ int cmd_show(const std::string& name) {
   return 0;
 }
 
-struct eval_flags {
-  std::string device = "cpu";
-  std::string dtype;
-  std::string json_path, md_path, db_path;
-  std::string mode = "cold";
-  double budget = 6.0;
-  int rounds = 0;  // 0: adaptive (eval_options min_rounds..max_rounds)
-  bool no_timing = false;
-  bool no_store = false;
-  bool no_sandbox = false;
-  bool quiet = false;
-  bool no_tf32 = false;
-  bool host_reference = false;
-  std::string sanitize;
-  int hidden = -1;
-  std::string seed;
-  double call_timeout = 30;
-  int rechecks = -1;      // -1: the device's default (eval_options::rechecks_per_round)
-  int worker_epochs = 0;  // 0: the device's default (default_worker_epochs: 3 on cuda, 1 on cpu)
-  bool no_trace = false;
-  double memory_limit_mib = 4096;
-  std::string torch;
-  double shape_scale = 0;
-};
+}  // namespace
 
 void add_eval_flags(CLI::App* c, eval_flags& f) {
   c->add_option("--device", f.device, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
@@ -222,6 +201,8 @@ void add_eval_flags(CLI::App* c, eval_flags& f) {
   c->add_flag("-q,--quiet", f.quiet, "no progress display");
 }
 
+namespace {
+
 // --device cuda on a machine without an NVIDIA GPU is the user's mistake, said before anything
 // runs (exit 2), not a cuda worker's "insufficient driver" (exit 3) seconds later.
 void require_gpu_for(const std::string& device) {
@@ -259,6 +240,8 @@ void require_writable(const std::string& option, const std::string& path) {
   ::close(fd);
   if (created) fs::remove(p, ec);
 }
+
+}  // namespace
 
 eval_options to_options(const eval_flags& f, const std::string& problem, const std::string& candidate) {
   require_gpu_for(f.device);
@@ -304,6 +287,8 @@ eval_options to_options(const eval_flags& f, const std::string& problem, const s
                       std::to_string(o.min_rounds) + "), each set of workers times at least one");
   return o;
 }
+
+namespace {
 
 result_document run_eval(const eval_flags& f, const std::string& problem, const std::string& candidate,
                          const std::string& label) {
@@ -883,6 +868,7 @@ int run(int argc, char** argv) {
   add_loop_command(app);
   add_python_commands(app);
   add_redteam_command(app);
+  add_e2e_command(app);
   add_report_command(app);
 
   try {
@@ -901,6 +887,7 @@ int run(int argc, char** argv) {
   if (run_loop_command_if_selected(sub_status)) return sub_status;
   if (run_python_command_if_selected(sub_status)) return sub_status;
   if (run_redteam_command_if_selected(sub_status)) return sub_status;
+  if (run_e2e_command_if_selected(sub_status)) return sub_status;
   if (run_report_command_if_selected(sub_status)) return sub_status;
   if (app.got_subcommand("list")) return cmd_list();
   if (app.got_subcommand("show")) return cmd_show(problem);
