@@ -35,7 +35,10 @@
 #   e2e     kjudge e2e: examples/e2e/transformer_block.py at KJ_E2E_SIZE=large (hidden 4096, seq
 #           KJ_E2E_SEQ, default 2048; bf16) with the suite's fast CUDA kernels for rmsnorm,
 #           layernorm, softmax and gelu_bias_residual replaced one by one (KJ_E2E_REPLACE:
-#           TARGET=CANDIDATE entries); results e2e-*.json and e2e-table.txt (not in the default list)
+#           TARGET=CANDIDATE entries; KJ_E2E_COMPILE: comma-separated torch.compile modes, default
+#           none: each mode adds two model evaluations and a compile per party, so one 600 s
+#           call then fits about two targets); results e2e-*.json and e2e-table.txt (not in the
+#           default list)
 # Usage: scripts/gpu-check.sh [STAGE...]   (default: all stages, in this order)
 # Results go to $OUT (the device tool's folder) or ./gpu-check-out: summary.txt, results.json,
 # bench-1.json, bench-2.json, gpu-tests.json, logs.tar.gz; a short table is printed last. Over 8
@@ -284,7 +287,8 @@ if want e2e; then
     name=e2e-${entry%%=*}
     t0=$SECONDS
     "$KJ" e2e examples/e2e/transformer_block.py --replace "$entry" --device cuda --dtype bf16 -q \
-      --budget "${KJ_E2E_BUDGET:-2}" --hidden "${KJ_E2E_HIDDEN:-2}" --json "$LOGS/$name.json" >"$LOGS/$name.log" 2>&1
+      --budget "${KJ_E2E_BUDGET:-2}" --hidden "${KJ_E2E_HIDDEN:-2}" --torch-compile "${KJ_E2E_COMPILE:-none}" \
+      --json "$LOGS/$name.json" >"$LOGS/$name.log" 2>&1
     rc=$?
     note "e2e $entry: exit $rc in $((SECONDS - t0)) s"
     cat "$LOGS/$name.log" >>"$OUT/e2e-table.txt"

@@ -18,7 +18,7 @@ namespace {
 namespace fs = std::filesystem;
 
 struct e2e_flags {
-  std::string model, replace, problem, json_path;
+  std::string model, replace, problem, json_path, compile_modes;
   bool model_only = false;
   eval_flags eval;
 };
@@ -41,6 +41,14 @@ e2e::options to_e2e_options(const e2e_flags& f) {
   if (!fs::is_regular_file(o.candidate, ec)) throw usage_error(o.candidate.string() + ": no such file");
   o.problem = f.problem;
   o.model_only = f.model_only;
+  for (std::size_t start = 0; start < f.compile_modes.size();) {
+    const auto comma = f.compile_modes.find(',', start);
+    const std::string m = f.compile_modes.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (m != "none" && !m.empty()) o.compile_modes.push_back(m);
+    start = comma == std::string::npos ? f.compile_modes.size() : comma + 1;
+  }
+  // Checked as eval checks its --torch list (an unknown mode is a usage error).
+  for (const auto& m : o.compile_modes) parse_torch_baselines("torch:compile:" + m);
   o.kernel = to_options(f.eval, f.problem, o.candidate.string());
   o.import_model = [](const fs::path& model, const fs::path& out_root) {
     return import_kernelbench_file(model, out_root, "e2e/" + model.stem().string());
@@ -81,6 +89,10 @@ void add_e2e_command(CLI::App& app) {
                     "layernorm, gelu_bias_residual)");
   g_e2e->add_flag("--model-only", g_flags.model_only,
                   "skip the kernel-level judgement (the model-level verdict alone; the document is the model's)");
+  g_e2e->add_option("--torch-compile", g_flags.compile_modes,
+                    "comma-separated torch.compile modes (default, reduce-overhead, max-autotune, "
+                    "max-autotune-no-cudagraphs) the model is also timed in, without and with the candidate "
+                    "(default: none, eager only)");
   g_e2e->add_option("--json", g_flags.json_path, "write the result document (the kernel-level one, with `e2e`)");
   add_eval_flags(g_e2e, g_flags.eval);
   // e2e writes no store entry, and the model's sizes are its file's: these of eval's do not apply.

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "judge/evaluate.hpp"
 #include "judge/result.hpp"
@@ -24,6 +25,9 @@ struct options {
   std::string problem;      // the suite problem the candidate solves; empty: infer_problem(target)
   eval_options kernel;      // device, dtype, timing, seeds...; problem and candidate are set by run()
   bool model_only = false;  // skip the kernel-level judgement (the model-level verdict alone)
+  // torch.compile modes (default, max-autotune-no-cudagraphs, ...) the model is also timed in,
+  // without and with the candidate; empty: eager only.
+  std::vector<std::string> compile_modes;
   // Imports the model file as a KernelBench problem under out_root and returns its directory
   // (the CLI's importer; throws usage_error naming what is wrong with the file).
   std::function<std::filesystem::path(const std::filesystem::path& model, const std::filesystem::path& out_root)>

@@ -143,12 +143,12 @@ ADAPTERS = {"softmax": (_softmax_module, _softmax_fn), "rmsnorm": (_rmsnorm_modu
             "layernorm": (_layernorm_module, _layernorm_fn), "gelu_bias_residual": (_gelu_module, None)}
 
 
-def make_op(problem, library):
+def make_op(problem, library, kernel=None):
     """The candidate as torch custom op kjudge_e2e::<problem>: opaque to torch.compile (its fake
     gives the output's shape and dtype, the first input's). One library per problem and process."""
     if problem in _OPS:
         return _OPS[problem]
-    kernel = Kernel(library)
+    kernel = kernel or Kernel(library)
 
     @torch.library.custom_op(f"kjudge_e2e::{problem}", mutates_args=())
     def op(inputs: list[torch.Tensor], scalars: list[float]) -> torch.Tensor:
@@ -221,14 +221,14 @@ def _import(path, name):
     return mod
 
 
-def model_new(directory, cfg):
+def model_new(directory, cfg, kernel=None):
     """ModelNew for the imported model problem: the model's own class (same parameters, drawn in
     the same order under the judge's seed) with the target replaced by the candidate's op, and
     compiled with cfg["compile"] when given."""
     model_mod = _import(os.path.join(directory, cfg["model"]), "kjudge_e2e_model")
     problem, target = cfg["problem"], cfg["target"]
     module_adapter, fn_adapter = ADAPTERS[problem]
-    op = make_op(problem, os.path.join(directory, cfg["library"]))
+    op = make_op(problem, os.path.join(directory, cfg["library"]), kernel)
     is_function = "." in target
     if is_function:
         if fn_adapter is None:
@@ -251,3 +251,94 @@ def model_new(directory, cfg):
             return out
 
     return ModelNew
+
+
+def _device_time(evt, cuda):
+    if not cuda:
+        return evt.cpu_time_total
+    return getattr(evt, "device_time_total", None) or getattr(evt, "cuda_time_total", 0)
+
+
+def _profiled_share(model, inputs, cuda, steps=3):
+    """The share of the steps' time spent inside kjudge_e2e_target ranges: torch.profiler over
+    `steps` steps after two warm-up ones; device time on cuda (the kernels launched inside the
+    ranges), cpu time on cpu."""
+    from torch.profiler import ProfilerActivity, profile, record_function
+    with torch.no_grad():
+        for _ in range(2):
+            model(*inputs)
+        if cuda:
+            torch.cuda.synchronize()
+        acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
+        with profile(activities=acts) as prof:
+            for _ in range(steps):
+                with record_function("kjudge_e2e_step"):
+                    model(*inputs)
+            if cuda:
+                torch.cuda.synchronize()
+    times = {e.key: _device_time(e, cuda) for e in prof.key_averages()}
+    step, target = times.get("kjudge_e2e_step", 0), times.get("kjudge_e2e_target", 0)
+    if not step or (cuda and not target):
+        # Device time of a range is attributed only where the profiler links kernels to it.
+        return None
+    return min(1.0, target / step)
+
+
+def _annotate_target(model_mod, model, target):
+    """Wraps every call of the target (the model's original) in record_function ranges."""
+    from torch.profiler import record_function
+
+    def wrap(fn):
+        def annotated(*args, **kwargs):
+            with record_function("kjudge_e2e_target"):
+                return fn(*args, **kwargs)
+        return annotated
+
+    if "." in target:
+        mod_name, _, fn_name = target.rpartition(".")
+        owner = importlib.import_module(mod_name)
+        original = getattr(owner, fn_name)
+        annotated = wrap(original)
+        setattr(owner, fn_name, annotated)
+        for k, v in list(vars(model_mod).items()):
+            if v is original:
+                setattr(model_mod, k, annotated)
+        return 1
+    n = 0
+    for m in model.modules():
+        if type(m).__name__ == target:
+            m.forward = wrap(m.forward)
+            n += 1
+    return n
+
+
+def profile(cfg):
+    """The replaced target's share of a step: in the model eager (its own op), and in the model
+    compiled per mode with the candidate in it (the candidate's op, one opaque call there)."""
+    cuda = cfg.get("device") == "cuda"
+    device = torch.device("cuda" if cuda else "cpu")
+    torch.set_grad_enabled(False)
+    model_mod = _import(cfg["model_path"], "kjudge_e2e_profiled")
+    init = model_mod.get_init_inputs()
+    torch.manual_seed(int(cfg.get("seed", 42)))
+    inputs = [x.to(device) if isinstance(x, torch.Tensor) else x for x in model_mod.get_inputs()]
+    model = model_mod.Model(*init).to(device)
+    if _annotate_target(model_mod, model, cfg["target"]) == 0:
+        raise ValueError(f"kjudge e2e: the model has no module of class {cfg['target']}")
+    out = {"eager": _profiled_share(model, inputs, cuda), "compiled_with_candidate": {},
+           "method": "torch.profiler, " + ("device" if cuda else "cpu") + " time, 3 steps after 2 warm-up steps"}
+    if cfg.get("compile_modes"):
+        from torch.profiler import record_function
+        kernel = Kernel(cfg["library"])
+
+        def annotated(inputs_, scalars):
+            with record_function("kjudge_e2e_target"):
+                return kernel(inputs_, scalars)
+
+        for mode in cfg["compile_modes"]:
+            new_cfg = dict(cfg, compile=mode, model=os.path.basename(cfg["model_path"]),
+                           library=os.path.basename(cfg["library"]))
+            mn = model_new(os.path.dirname(cfg["model_path"]), new_cfg, kernel=annotated)
+            torch.manual_seed(int(cfg.get("seed", 42)))
+            out["compiled_with_candidate"][mode] = _profiled_share(mn(*init).to(device), inputs, cuda)
+    return out

@@ -21,12 +21,12 @@ struct e2e_run {
   json doc;
 };
 
-e2e_run e2e(std::vector<std::string> extra) {
+e2e_run e2e(std::vector<std::string> extra, bool timing = false) {
   static int counter = 0;
   const fs::path out = test_dir() / ("e2e-" + std::to_string(++counter) + ".json");
-  std::vector<std::string> argv{KJUDGE_BIN,    "e2e",      repo("examples/e2e/transformer_block.py"),
-                                "--no-timing", "--hidden", "2",
-                                "-q",          "--json",   out.string()};
+  std::vector<std::string> argv{
+      KJUDGE_BIN, "e2e", repo("examples/e2e/transformer_block.py"), "--hidden", "2", "-q", "--json", out.string()};
+  if (!timing) argv.emplace_back("--no-timing");
   argv.insert(argv.end(), extra.begin(), extra.end());
   command_options o;
   o.timeout_seconds = 600;
@@ -71,6 +71,33 @@ TEST_F(E2e, HonestRmsnormPassesBothLevelsWithTheSectionsFilled) {
   EXPECT_EQ(e["verdict"]["status"], "ok");
   EXPECT_TRUE(e["verdict"]["stage"].is_null());
   EXPECT_NE(run.r.output.find("e2e verdict   ok"), std::string::npos) << run.r.output;
+}
+
+TEST_F(E2e, TimedRunReportsTheShareTheMeasuredSpeedupAndAmdahlsPrediction) {
+  // No timing asserted: the figures' presence, their CIs' order and the prediction's arithmetic.
+  const auto run = e2e({"--replace", "RMSNorm=" + repo("examples/rmsnorm/fast.cpp"), "--budget", "1", "--rounds", "6",
+                        "--torch", "torch:eager"},
+                       true);
+  ASSERT_EQ(run.r.exit_status, 0) << run.r.output;
+  const json& e = run.doc.at("e2e");
+  const json k = e["kernel"]["per_baseline"]["torch:eager"];
+  ASSERT_TRUE(k.is_object()) << e["kernel"].dump();
+  const json& t = e["timing"];
+  ASSERT_TRUE(t.is_object()) << e.dump();
+  const double s = t["share"]["eager"].get<double>();
+  EXPECT_GT(s, 0.0);
+  EXPECT_LT(s, 1.0);
+  ASSERT_EQ(t["rows"].size(), 1U);
+  const json& row = t["rows"][0];
+  EXPECT_EQ(row["config"], "eager+candidate");
+  EXPECT_EQ(row["vs"], "torch:eager");
+  const json& m = row["measured"];
+  ASSERT_TRUE(m.is_object()) << row.dump();
+  EXPECT_LE(m["ci95"][0].get<double>(), m["median"].get<double>());
+  EXPECT_GE(m["ci95"][1].get<double>(), m["median"].get<double>());
+  const double kk = k["median"].get<double>();
+  EXPECT_NEAR(row["predicted"].get<double>(), 1.0 / ((1.0 - s) + s / kk), 1e-12);
+  EXPECT_NE(run.r.output.find("measured speedup [95% CI]"), std::string::npos) << run.r.output;
 }
 
 TEST_F(E2e, HonestSoftmaxReplacesAFunction) {
