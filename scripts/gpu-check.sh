@@ -37,6 +37,13 @@
 #           window) that no committed log has judged, without importing again (with
 #           KJ_KB_NEXT=N too: topped up to N with the next files not yet judged anywhere); every
 #           request to a worker is traced in kb-requests-LEVEL.txt)
+#   e2e     kjudge e2e: examples/e2e/transformer_block.py at KJ_E2E_SIZE=large (hidden 4096, seq
+#           KJ_E2E_SEQ, default 2048; bf16) with the suite's fast CUDA kernels for rmsnorm,
+#           layernorm, softmax and gelu_bias_residual replaced one by one (KJ_E2E_REPLACE:
+#           TARGET=CANDIDATE entries; KJ_E2E_COMPILE: comma-separated torch.compile modes, default
+#           none: each mode adds two model evaluations and a compile per party, so one 600 s
+#           call then fits about two targets); results e2e-*.json and e2e-table.txt (not in the
+#           default list)
 # Usage: scripts/gpu-check.sh [STAGE...]   (default: all stages, in this order)
 # Results go to $OUT (the device tool's folder) or ./gpu-check-out: summary.txt, results.json,
 # bench-1.json, bench-2.json, gpu-tests.json, logs.tar.gz; a short table is printed last. Over 8
@@ -273,6 +280,27 @@ if want torch; then
     cp "$LOGS/torch-$p-$dt.json" "$OUT/" 2>/dev/null
   done
   cat "$OUT/torch-table.md" | tee -a "$SUMMARY"
+fi
+
+if want e2e; then
+  # The kernel-level judgement (timed, --budget KJ_E2E_BUDGET) then the model-level correctness
+  # against the model's float64 run, on the GPU, per replaced target (docs/e2e.md).
+  export KJ_E2E_SIZE=large KJ_E2E_DTYPE=bf16 KJ_E2E_SEQ=${KJ_E2E_SEQ:-2048}
+  : >"$OUT/e2e-table.txt"
+  for entry in ${KJ_E2E_REPLACE:-RMSNorm=examples/rmsnorm/fast.cu LayerNorm=examples/layernorm/fast.cu torch.softmax=examples/softmax/fast.cu GeluBiasResidual=examples/gelu_bias_residual/fast.cu}; do
+    if [ "$SECONDS" -gt "$DEADLINE" ]; then note "e2e: stopped at the time limit before $entry"; break; fi
+    name=e2e-${entry%%=*}
+    t0=$SECONDS
+    "$KJ" e2e examples/e2e/transformer_block.py --replace "$entry" --device cuda --dtype bf16 -q \
+      --budget "${KJ_E2E_BUDGET:-2}" --hidden "${KJ_E2E_HIDDEN:-2}" --torch-compile "${KJ_E2E_COMPILE:-none}" \
+      --json "$LOGS/$name.json" >"$LOGS/$name.log" 2>&1
+    rc=$?
+    note "e2e $entry: exit $rc in $((SECONDS - t0)) s"
+    cat "$LOGS/$name.log" >>"$OUT/e2e-table.txt"
+    tail -12 "$LOGS/$name.log" | tee -a "$SUMMARY"
+    cp "$LOGS/$name.json" "$OUT/" 2>/dev/null
+  done
+  unset KJ_E2E_SIZE KJ_E2E_DTYPE KJ_E2E_SEQ
 fi
 
 if want loop; then

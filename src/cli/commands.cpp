@@ -18,6 +18,7 @@
 
 #include "builder/builder.hpp"
 #include "cli/batch_command.hpp"
+#include "cli/e2e_command.hpp"
 #include "cli/environment.hpp"
 #include "cli/eval_flags.hpp"
 #include "cli/loop_command.hpp"
@@ -731,6 +732,7 @@ int run(int argc, char** argv) {
   add_loop_command(app);
   add_python_commands(app);
   add_redteam_command(app);
+  add_e2e_command(app);
   add_report_command(app);
   add_store_command(app);
 
@@ -751,6 +753,7 @@ int run(int argc, char** argv) {
   if (run_loop_command_if_selected(sub_status)) return sub_status;
   if (run_python_command_if_selected(sub_status)) return sub_status;
   if (run_redteam_command_if_selected(sub_status)) return sub_status;
+  if (run_e2e_command_if_selected(sub_status)) return sub_status;
   if (run_report_command_if_selected(sub_status)) return sub_status;
   if (run_store_command_if_selected(sub_status)) return sub_status;
   if (app.got_subcommand("list")) return cmd_list();

@@ -461,6 +461,20 @@ int cmd_import_gpumode(const import_flags& f) {
 
 }  // namespace
 
+fs::path import_kernelbench_file(const fs::path& file, const fs::path& out_root, const std::string& rel_name, int seed,
+                                 double timeout_s) {
+  const python_setup ps = find_python_setup();
+  if (!ps.unavailable.empty()) throw usage_error("importing " + file.string() + " needs Python: " + ps.unavailable);
+  const json answer = inspect(ps,
+                              json{{"kind", "kernelbench"},
+                                   {"file", fs::absolute(file).string()},
+                                   {"seed", seed},
+                                   {"memory_limit", inspection_memory_limit(1)}},
+                              timeout_s);
+  if (!answer.value("ok", false)) throw usage_error(file.string() + ": " + answer.value("error", "?"));
+  return write_kernelbench_problem(file, rel_name, answer["result"], out_root, seed);
+}
+
 std::vector<std::string> parse_torch_baselines(const std::string& list) {
   std::vector<std::string> kinds;
   std::stringstream ss(list);

@@ -856,6 +856,9 @@ def main_inspect(request_json):
             res = inspect_kernelbench(req["file"], int(req.get("seed", 42)),
                                       memory_limit=int(req.get("memory_limit", 0)),
                                       scale=float(req["shape_scale"]) if req.get("shape_scale") else None)
+        elif req["kind"] == "e2e_profile":
+            # kjudge e2e (docs/e2e.md): the replaced target's share of a step, from its runtime.
+            res = _import_file(req["runtime"], "kjudge_e2e_runtime").profile(req)
         elif req["kind"] == "kernelbench_variants":
             res = kernelbench_shape_variants(req["file"], int(req.get("seed", 42)), float(req["scale"]),
                                              int(req.get("max_elements", 1 << 26)))

@@ -1,0 +1,141 @@
+// `kjudge e2e` through the real CLI (docs/e2e.md): examples/e2e/transformer_block.py at its tiny
+// size on cpu, correctness only (no timings asserted). Needs kjudge-worker-py and CPU torch;
+// under CI=true their absence is a failure, elsewhere the tests are skipped.
+#include <cstdlib>
+
+#include "cli_test_util.hpp"
+#include "judge/python_parties.hpp"
+
+namespace kjudge::test {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+std::string repo(const std::string& rel) {
+  return std::string(KJUDGE_TEST_DATA) + "/../" + rel;
+}
+
+struct e2e_run {
+  command_result r;
+  json doc;
+};
+
+e2e_run e2e(std::vector<std::string> extra, bool timing = false) {
+  static int counter = 0;
+  const fs::path out = test_dir() / ("e2e-" + std::to_string(++counter) + ".json");
+  std::vector<std::string> argv{
+      KJUDGE_BIN, "e2e", repo("examples/e2e/transformer_block.py"), "--hidden", "2", "-q", "--json", out.string()};
+  if (!timing) argv.emplace_back("--no-timing");
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  command_options o;
+  o.timeout_seconds = 600;
+  o.extra_env["KJ_E2E_SIZE"] = "tiny";
+  e2e_run run{run_command(argv, o), json()};
+  if (fs::exists(out)) run.doc = read_result(out);  // validated against docs/result-schema.json
+  return run;
+}
+
+class E2e : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ::setenv("KJUDGE_WORKER_PY", (fs::path(KJUDGE_BIN).parent_path() / "kjudge-worker-py").c_str(), 1);
+    const python_setup s = find_python_setup();
+    if (!s.unavailable.empty()) {
+      if (std::getenv("CI") != nullptr) FAIL() << "kjudge e2e must run in CI: " << s.unavailable;
+      GTEST_SKIP() << s.unavailable;
+    }
+  }
+};
+
+TEST_F(E2e, HonestRmsnormPassesBothLevelsWithTheSectionsFilled) {
+  const auto run = e2e({"--replace", "RMSNorm=" + repo("examples/rmsnorm/fast.cpp")});
+  ASSERT_EQ(run.r.exit_status, 0) << run.r.output;
+  const json& e = run.doc.at("e2e");
+  EXPECT_EQ(e["problem"], "rmsnorm");
+  EXPECT_EQ(e["problem_inferred"], true);
+  EXPECT_EQ(e["target_kind"], "module");
+  EXPECT_EQ(e["kernel"]["verdict"]["status"], "ok_not_faster");
+  EXPECT_TRUE(e["kernel"]["speedup"].is_null());  // --no-timing
+  EXPECT_EQ(e["model_level"]["verdict"]["status"], "ok_not_faster");
+  EXPECT_EQ(e["model_level"]["tf32"], false);  // cpu: the f32 tolerance
+  // The public input and the hidden ones, each against the model's float64 run.
+  int pub = 0, hidden = 0;
+  for (const auto& c : e["model_level"]["cases"]) {
+    EXPECT_EQ(c["status"], "pass") << c.dump();
+    pub += c["kind"] == "public";
+    hidden += c["kind"] == "hidden";
+  }
+  EXPECT_GE(pub, 1);
+  EXPECT_EQ(hidden, 2);
+  EXPECT_EQ(e["verdict"]["status"], "ok");
+  EXPECT_TRUE(e["verdict"]["stage"].is_null());
+  EXPECT_NE(run.r.output.find("e2e verdict   ok"), std::string::npos) << run.r.output;
+}
+
+TEST_F(E2e, TimedRunReportsTheShareTheMeasuredSpeedupAndAmdahlsPrediction) {
+  // No timing asserted: the figures' presence, their CIs' order and the prediction's arithmetic.
+  const auto run = e2e({"--replace", "RMSNorm=" + repo("examples/rmsnorm/fast.cpp"), "--budget", "1", "--rounds", "6",
+                        "--torch", "torch:eager"},
+                       true);
+  ASSERT_EQ(run.r.exit_status, 0) << run.r.output;
+  const json& e = run.doc.at("e2e");
+  const json k = e["kernel"]["per_baseline"]["torch:eager"];
+  ASSERT_TRUE(k.is_object()) << e["kernel"].dump();
+  const json& t = e["timing"];
+  ASSERT_TRUE(t.is_object()) << e.dump();
+  const double s = t["share"]["eager"].get<double>();
+  EXPECT_GT(s, 0.0);
+  EXPECT_LT(s, 1.0);
+  ASSERT_EQ(t["rows"].size(), 1U);
+  const json& row = t["rows"][0];
+  EXPECT_EQ(row["config"], "eager+candidate");
+  EXPECT_EQ(row["vs"], "torch:eager");
+  const json& m = row["measured"];
+  ASSERT_TRUE(m.is_object()) << row.dump();
+  EXPECT_LE(m["ci95"][0].get<double>(), m["median"].get<double>());
+  EXPECT_GE(m["ci95"][1].get<double>(), m["median"].get<double>());
+  const double kk = k["median"].get<double>();
+  EXPECT_NEAR(row["predicted"].get<double>(), 1.0 / ((1.0 - s) + s / kk), 1e-12);
+  EXPECT_NE(run.r.output.find("measured speedup [95% CI]"), std::string::npos) << run.r.output;
+}
+
+TEST_F(E2e, HonestSoftmaxReplacesAFunction) {
+  const auto run = e2e({"--replace", "torch.softmax=" + repo("examples/softmax/fast.cpp"), "--model-only"});
+  ASSERT_EQ(run.r.exit_status, 0) << run.r.output;
+  EXPECT_EQ(run.doc["e2e"]["target_kind"], "function");
+  EXPECT_TRUE(run.doc["e2e"]["kernel"].is_null());  // --model-only
+  EXPECT_EQ(run.doc["e2e"]["verdict"]["status"], "ok");
+}
+
+TEST_F(E2e, WrongSoftmaxStopsAtTheKernelLevel) {
+  const auto run = e2e({"--replace", "torch.softmax=" + candidate("wrong_softmax_off_by_scale.cpp")});
+  EXPECT_EQ(run.r.exit_status, 1) << run.r.output;
+  const json& e = run.doc.at("e2e");
+  EXPECT_EQ(e["verdict"]["stage"], "kernel");
+  EXPECT_EQ(e["verdict"]["status"], "wrong_result");
+  EXPECT_TRUE(e["model_level"].is_null());
+}
+
+TEST_F(E2e, WrongSoftmaxFailsAtTheModelLevelToo) {
+  // Its 1e-3 scale error survives the model: the model-level oracle rejects it on its own.
+  const auto run = e2e({"--replace", "torch.softmax=" + candidate("wrong_softmax_off_by_scale.cpp"), "--model-only"});
+  EXPECT_EQ(run.r.exit_status, 1) << run.r.output;
+  const json& e = run.doc.at("e2e");
+  EXPECT_EQ(e["verdict"]["stage"], "model");
+  EXPECT_EQ(e["model_level"]["verdict"]["status"], "wrong_result");
+  EXPECT_EQ(e["model_level"]["verdict"]["rule"], "tolerance");
+}
+
+TEST_F(E2e, ATargetTheModelLacksIsTheUsersMistake) {
+  const auto run =
+      e2e({"--replace", "Attention=" + repo("examples/softmax/fast.cpp"), "--problem", "softmax", "--model-only"});
+  EXPECT_EQ(run.r.exit_status, 2) << run.r.output;
+  EXPECT_NE(run.r.output.find("no module of class Attention"), std::string::npos) << run.r.output;
+  const auto unknown = e2e({"--replace", "Attention=" + repo("examples/softmax/fast.cpp")});
+  EXPECT_EQ(unknown.r.exit_status, 2);
+  EXPECT_NE(unknown.r.output.find("name it with --problem"), std::string::npos) << unknown.r.output;
+}
+
+}  // namespace
+}  // namespace kjudge::test
