@@ -107,12 +107,14 @@ if want build; then
   # build goes on without it and says so.
   PY=${KJUDGE_PYTHON:-$(command -v python3)}
   # Only what the chosen stages run (a call of `build kb` spends its device time on validations).
+  # Without PostgreSQL (KJUDGE_POSTGRES=OFF): libpq's own libraries (Kerberos, LDAP) are not in
+  # the GPU machine's image, and no stage uses a PostgreSQL store.
   targets=(kjudge kjudge-worker kjudge-worker-cuda)
   want tests && targets+=(kjudge_gpu_tests)
   want bench && targets+=(kjudge-gpu-bench kjudge-memcpy-check)
   want oracle && targets+=(kjudge-oracle-bench)
   cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKJUDGE_USE_DEPS=ON -DKJUDGE_CUDA=ON \
-        -DKJUDGE_GPU_TESTS=ON -DKJUDGE_PYTHON_WORKER=ON -DPython3_EXECUTABLE="$PY" >"$LOGS/configure.log" 2>&1 &&
+        -DKJUDGE_GPU_TESTS=ON -DKJUDGE_PYTHON_WORKER=ON -DKJUDGE_POSTGRES=OFF -DPython3_EXECUTABLE="$PY" >"$LOGS/configure.log" 2>&1 &&
     ninja -C "$BUILD" "${targets[@]}" >"$LOGS/build.log" 2>&1
   rc=$?
   py_worker="kjudge-worker-py: $( [ -x "$BUILD/bin/kjudge-worker-py" ] && echo "built with $PY" || echo "not built ($(grep -m1 -i 'embedding' "$LOGS/configure.log"))")"

@@ -2,14 +2,16 @@
 // file, for many judges on many hosts writing at once. The schema version lives in the one-row
 // table `schema_version`; migrations run in one transaction under an advisory lock, so tasks
 // that start together migrate once and the others wait, then find the schema current.
+#include "core/error.hpp"
+#include "store/detail/backend.hpp"
+
+#if defined(KJUDGE_HAVE_POSTGRES)
+
 #include <cstdio>
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <pqxx/pqxx>
 #include <type_traits>
-
-#include "core/error.hpp"
-#include "store/detail/backend.hpp"
 
 namespace kjudge::detail {
 namespace {
@@ -366,3 +368,17 @@ std::unique_ptr<store_backend> open_postgres_backend(const std::string& url) {
 }
 
 }  // namespace kjudge::detail
+
+#else  // built with -DKJUDGE_POSTGRES=OFF
+
+namespace kjudge::detail {
+
+std::unique_ptr<store_backend> open_postgres_backend(const std::string& url) {
+  throw usage_error("KJUDGE_DB=" + store::display_name(url) +
+                    ": this kjudge was built without PostgreSQL (cmake -DKJUDGE_POSTGRES=OFF); rebuild it with "
+                    "libpqxx-dev installed and KJUDGE_POSTGRES=ON, or use an SQLite file");
+}
+
+}  // namespace kjudge::detail
+
+#endif
