@@ -176,9 +176,11 @@ class native_tf32 {
   std::string m_error;
 };
 
-class session {
+// The worker's side of the protocol (protocol/messages.hpp): answers the controller's requests on
+// the channel, one at a time, until it is told to stop or the channel closes.
+class request_server {
  public:
-  session(channel& ch, shared_arena& arena, program_loader loader = nullptr)
+  request_server(channel& ch, shared_arena& arena, program_loader loader = nullptr)
       : m_ch(ch), m_arena(arena), m_loader(loader) {}
 
   int serve();
@@ -312,7 +314,7 @@ class session {
   hosted_program m_hosted;
 };
 
-int session::invoke(const kj_args& a) {
+int request_server::invoke(const kj_args& a) {
   // A C++ exception escaping the candidate is a runtime error, not a crash of the worker.
   try {
     return m_run(&a);
@@ -328,7 +330,7 @@ int session::invoke(const kj_args& a) {
   }
 }
 
-bool session::handle_hello(const json& m) {
+bool request_server::handle_hello(const json& m) {
   m_ch.set_token(m.at("tok").get<std::string>());
   const std::string role_name = m.value("role", "candidate");
   const auto role = parse_worker_role(role_name);
@@ -400,7 +402,7 @@ bool session::handle_hello(const json& m) {
   return true;
 }
 
-bool session::start_backend(const json& m) {
+bool request_server::start_backend(const json& m) {
   const std::string backend_name = m.value("backend", "cpu");
   const auto it = factories().find(backend_name);
   if (it == factories().end()) {
@@ -424,7 +426,7 @@ bool session::start_backend(const json& m) {
   return true;
 }
 
-bool session::load_hosted(const json& m, bool sandbox_requested, json& sandbox_env) {
+bool request_server::load_hosted(const json& m, bool sandbox_requested, json& sandbox_env) {
   // A hosted program (kjudge-worker-py): "library" describes it. The loader starts the
   // interpreter and the trusted runtime (torch) and says what the sandbox must let it read; the
   // party's own files are imported only once the sandbox is on, so that their import-time code,
@@ -448,8 +450,8 @@ bool session::load_hosted(const json& m, bool sandbox_requested, json& sandbox_e
   return true;
 }
 
-bool session::load_shared_object(const std::string& lib, bool sandbox_requested, json& sandbox_env, info_fn& info,
-                                 abi_fn& abi) {
+bool request_server::load_shared_object(const std::string& lib, bool sandbox_requested, json& sandbox_env,
+                                        info_fn& info, abi_fn& abi) {
   // A shared object is mapped only once the sandbox is on, so that its constructors, and any
   // thread they start, run inside it: capabilities and landlock apply per thread, and a thread
   // started before the sandbox would keep the worker's privileges (tests/redteam/cpu/
@@ -475,7 +477,7 @@ struct generation_error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-std::vector<host_tensor> session::host_inputs(const call_spec& c) {
+std::vector<host_tensor> request_server::host_inputs(const call_spec& c) {
   std::vector<host_tensor> host;
   if (program_draws(c)) {
     std::vector<kj_tensor> views;
@@ -493,7 +495,7 @@ std::vector<host_tensor> session::host_inputs(const call_spec& c) {
   return host;
 }
 
-void session::alloc_inputs(call_buffers& cb, const call_spec& c) {
+void request_server::alloc_inputs(call_buffers& cb, const call_spec& c) {
   std::vector<host_tensor> drawn;
   if (program_draws(c)) drawn = host_inputs(c);  // perturbed already
   for (std::size_t i = 0; i < c.inputs.size(); ++i) {
@@ -537,7 +539,7 @@ void session::alloc_inputs(call_buffers& cb, const call_spec& c) {
   }
 }
 
-void session::alloc_outputs(call_buffers& cb, const call_spec& c) {
+void request_server::alloc_outputs(call_buffers& cb, const call_spec& c) {
   cb.outputs.clear();
   cb.out_views.clear();
   for (const auto& d : c.outputs) {
@@ -552,7 +554,7 @@ void session::alloc_outputs(call_buffers& cb, const call_spec& c) {
   }
 }
 
-void session::finish_args(call_buffers& cb, const call_spec& c) {
+void request_server::finish_args(call_buffers& cb, const call_spec& c) {
   kj_args& a = cb.args;
   a = kj_args{};
   a.inputs = cb.in_views.data();
@@ -578,7 +580,7 @@ void session::finish_args(call_buffers& cb, const call_spec& c) {
   }
 }
 
-std::size_t session::query_workspace(const call_buffers& cb, const kj_args& a) {
+std::size_t request_server::query_workspace(const call_buffers& cb, const kj_args& a) {
   // Shapes, strides, dtypes and scalars only: every data pointer is null. The query is not timed
   // and runs before the cache flush, so a candidate handed the live buffers could compute the
   // whole call there and leave its timed call nothing to do (tests/redteam/cpu/
@@ -594,13 +596,13 @@ std::size_t session::query_workspace(const call_buffers& cb, const kj_args& a) {
   return m_ws(&shapes);
 }
 
-void session::free_outputs(call_buffers& cb) {
+void request_server::free_outputs(call_buffers& cb) {
   for (auto& b : cb.outputs) m_backend->release(b);
   cb.outputs.clear();
   cb.out_views.clear();
 }
 
-void session::free_all(call_buffers& cb) {
+void request_server::free_all(call_buffers& cb) {
   free_outputs(cb);
   for (auto& b : cb.inputs) m_backend->release(b);
   cb.inputs.clear();
@@ -608,8 +610,8 @@ void session::free_all(call_buffers& cb) {
   if (cb.workspace.base != nullptr) m_backend->release(cb.workspace);
 }
 
-std::vector<char> session::take_outputs(call_buffers& cb, const std::vector<arena_slot>& layout, slot_kind out_kind,
-                                        bool snapshot) {
+std::vector<char> request_server::take_outputs(call_buffers& cb, const std::vector<arena_slot>& layout,
+                                               slot_kind out_kind, bool snapshot) {
   std::vector<char> snapped(cb.outputs.size(), 0);
   for (std::size_t i = 0; i < cb.outputs.size(); ++i) {
     m_backend->restore_access(cb.outputs[i]);
@@ -623,8 +625,9 @@ std::vector<char> session::take_outputs(call_buffers& cb, const std::vector<aren
   return snapped;
 }
 
-json session::export_call(call_buffers& cb, const call_spec& c, const std::vector<arena_slot>& layout,
-                          slot_kind out_kind, bool export_inputs, bool probe_deferred, const std::vector<char>* taken) {
+json request_server::export_call(call_buffers& cb, const call_spec& c, const std::vector<arena_slot>& layout,
+                                 slot_kind out_kind, bool export_inputs, bool probe_deferred,
+                                 const std::vector<char>* taken) {
   json guards = json::array();
   json deferred = json::array();
   // A snapshot only where the probe will compare with it; otherwise straight into the arena.
@@ -669,7 +672,7 @@ json session::export_call(call_buffers& cb, const call_spec& c, const std::vecto
   return json{{"guards", guards}, {"deferred", deferred}};
 }
 
-void session::handle_run(const json& m) {
+void request_server::handle_run(const json& m) {
   const call_spec c = call_from_json(m.at("call"));
   const int repeats = m.value("repeats", 1);
   const auto layout = candidate_layout(c, repeats);
@@ -719,7 +722,7 @@ void session::handle_run(const json& m) {
                  {"extra", extras}});
 }
 
-void session::handle_reference(const json& m) {
+void request_server::handle_reference(const json& m) {
   if (m_backend->device_resident()) {
     handle_reference_device(m);
     return;
@@ -775,9 +778,9 @@ void session::handle_reference(const json& m) {
                  {"phases_s", laps.seconds()}});
 }
 
-bool session::host_envelope_draws(const call_spec& c, const std::vector<arena_slot>& layout,
-                                  const std::vector<host_tensor>& host, std::vector<host_tensor>& outs, kj_args& a,
-                                  int perturbations, bool tf32, phase_laps& laps) {
+bool request_server::host_envelope_draws(const call_spec& c, const std::vector<arena_slot>& layout,
+                                         const std::vector<host_tensor>& host, std::vector<host_tensor>& outs,
+                                         kj_args& a, int perturbations, bool tf32, phase_laps& laps) {
   parameter_rounding rounded(m_hosted);
   for (int pr = 0; pr < perturbations; ++pr) {
     std::vector<host_tensor> pert;
@@ -819,8 +822,9 @@ bool session::host_envelope_draws(const call_spec& c, const std::vector<arena_sl
 
 // The reference as the candidate's torch computes it: the inputs and parameters as they are,
 // TF32 on; into the slot after the draws'.
-bool session::host_native_tf32_run(const std::vector<arena_slot>& layout, std::vector<host_tensor>& outs,
-                                   std::vector<kj_tensor>& in_views, kj_args& a, int perturbations, phase_laps& laps) {
+bool request_server::host_native_tf32_run(const std::vector<arena_slot>& layout, std::vector<host_tensor>& outs,
+                                          std::vector<kj_tensor>& in_views, kj_args& a, int perturbations,
+                                          phase_laps& laps) {
   native_tf32 native(m_hosted);
   if (!native.on()) {
     send_error("internal", "the reference could not switch TF32 on: " + native.error());
@@ -844,8 +848,8 @@ bool session::host_native_tf32_run(const std::vector<arena_slot>& layout, std::v
   return true;
 }
 
-int session::host_f64_run(const call_spec& c, const std::vector<arena_slot>& layout,
-                          const std::vector<host_tensor>& host, kj_args& a, phase_laps& laps) {
+int request_server::host_f64_run(const call_spec& c, const std::vector<arena_slot>& layout,
+                                 const std::vector<host_tensor>& host, kj_args& a, phase_laps& laps) {
   std::vector<host_tensor> in64, out64;
   std::vector<kj_tensor> in_views, out_views;
   for (const auto& h : host) in64.push_back(h.converted(dtype::f64));
@@ -873,7 +877,7 @@ int session::host_f64_run(const call_spec& c, const std::vector<arena_slot>& lay
 // The problem's own check (hosted_program::check) of a candidate's outputs, which the controller
 // wrote into this worker's arena where the same-dtype reference outputs go (reference_layout):
 // the inputs are drawn again here from the call, never taken from the candidate's side.
-void session::handle_check(const json& m) {
+void request_server::handle_check(const json& m) {
   if (m_hosted.check == nullptr) {
     send_error("internal", "this worker has no problem check");
     return;
@@ -901,7 +905,7 @@ void session::handle_check(const json& m) {
 // they are pinned, so that every later request downloads them by DMA rather than through the
 // driver's staging (on a TF32 problem every request after the first does: six outputs of up to
 // 2.2 GB each on KernelBench level 2). Not beyond a quarter of the machine's memory in all.
-void session::pin_envelope_slots(const std::vector<arena_slot>& layout) {
+void request_server::pin_envelope_slots(const std::vector<arena_slot>& layout) {
   std::size_t end = 0;
   for (const auto& s : layout)
     if (s.kind == slot_kind::ref_perturbed) end = std::max(end, s.offset + s.bytes);
@@ -922,7 +926,7 @@ void session::pin_envelope_slots(const std::vector<arena_slot>& layout) {
 // candidate's worker draws for this seed), the reference's kj_run on device buffers (the trusted
 // same-dtype reference), then its kj_reference_f64 on float64 copies widened on the device. The
 // arena receives the inputs as drawn, the same-dtype outputs and the float64 outputs.
-void session::handle_reference_device(const json& m) {
+void request_server::handle_reference_device(const json& m) {
   const call_spec c = call_from_json(m.at("call"));
   const auto layout = reference_layout(c, tf32_envelope(m));
   if (!fits_arena(layout)) return;
@@ -961,8 +965,8 @@ void session::handle_reference_device(const json& m) {
 }
 
 // The inputs drawn on the device and downloaded, then the reference's kj_run on them.
-int session::device_same_run(const call_spec& c, const std::vector<arena_slot>& layout, call_buffers& cb,
-                             phase_laps& laps) {
+int request_server::device_same_run(const call_spec& c, const std::vector<arena_slot>& layout, call_buffers& cb,
+                                    phase_laps& laps) {
   alloc_inputs(cb, c);
   laps.lap("inputs");
   for (std::size_t i = 0; i < cb.inputs.size(); ++i) {
@@ -984,9 +988,9 @@ int session::device_same_run(const call_spec& c, const std::vector<arena_slot>& 
   return rc_same;
 }
 
-bool session::device_envelope_draws(const call_spec& c, const std::vector<arena_slot>& layout, call_buffers& cb,
-                                    int perturbations, bool tf32, const std::function<void()>& release,
-                                    phase_laps& laps) {
+bool request_server::device_envelope_draws(const call_spec& c, const std::vector<arena_slot>& layout, call_buffers& cb,
+                                           int perturbations, bool tf32, const std::function<void()>& release,
+                                           phase_laps& laps) {
   parameter_rounding rounded(m_hosted);
   for (int pr = 0; pr < perturbations; ++pr) {
     std::vector<guarded_buffer> pert;
@@ -1051,8 +1055,8 @@ bool session::device_envelope_draws(const call_spec& c, const std::vector<arena_
 // they are, TF32 on; into the slot after the draws'. The inputs are the same-dtype run's, which
 // the f64 widening reads too (a reference does not write its inputs: the same run would already
 // have changed them).
-bool session::device_native_tf32_run(const call_spec& c, const std::vector<arena_slot>& layout, call_buffers& cb,
-                                     int perturbations, const std::function<void()>& release, phase_laps& laps) {
+bool request_server::device_native_tf32_run(const call_spec& c, const std::vector<arena_slot>& layout, call_buffers& cb,
+                                            int perturbations, const std::function<void()>& release, phase_laps& laps) {
   native_tf32 native(m_hosted);
   if (!native.on()) {
     release();
@@ -1080,8 +1084,9 @@ bool session::device_native_tf32_run(const call_spec& c, const std::vector<arena
   return true;
 }
 
-int session::device_f64_run(const call_spec& c, const std::vector<arena_slot>& layout, call_buffers& cb,
-                            std::vector<guarded_buffer>& in64, std::vector<guarded_buffer>& out64, phase_laps& laps) {
+int request_server::device_f64_run(const call_spec& c, const std::vector<arena_slot>& layout, call_buffers& cb,
+                                   std::vector<guarded_buffer>& in64, std::vector<guarded_buffer>& out64,
+                                   phase_laps& laps) {
   std::vector<kj_tensor> in_views, out_views;
   for (std::size_t i = 0; i < c.inputs.size(); ++i) {
     tensor_desc d64 = c.inputs[i].desc;
@@ -1121,7 +1126,7 @@ int session::device_f64_run(const call_spec& c, const std::vector<arena_slot>& l
   return rc64;
 }
 
-void session::handle_doctor() {
+void request_server::handle_doctor() {
   const json d = m_backend->doctor();
   if (d.is_null()) {
     send_error("bad_input", "the " + std::string(m_backend->name()) + " backend measures no ceilings");
@@ -1130,7 +1135,7 @@ void session::handle_doctor() {
   m_ch.send(json{{"type", "doctor_done"}, {"ceilings", d}});
 }
 
-void session::handle_time(const json& m) {
+void request_server::handle_time(const json& m) {
   const call_spec c = call_from_json(m.at("call"));
   const std::string mode = m.value("mode", "cold");
   const auto layout = candidate_layout(c, 1);
@@ -1209,7 +1214,7 @@ void session::handle_time(const json& m) {
   }
 }
 
-void session::handle_warm_batch(const json& m) {
+void request_server::handle_warm_batch(const json& m) {
   // `count` calls back to back, timed as a whole with the backend's timer; the controller compares
   // two batches' difference with its own clock (rule timer_tamper). The calls cycle through
   // `sets` distinct input/output sets drawn before the clock starts (seeds mix_seed(seed, k)), so
@@ -1243,7 +1248,7 @@ void session::handle_warm_batch(const json& m) {
   m_ch.send(json{{"type", "warm_done"}, {"rc", t.rc}, {"seconds_total", t.seconds}});
 }
 
-int session::serve() {
+int request_server::serve() {
   const auto hello_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   json hello;
   if (m_ch.receive(hello, hello_deadline) != recv_status::ok || hello.value("type", "") != "hello") return 3;
@@ -1297,14 +1302,14 @@ void register_backend(const char* name, backend_factory f) {
 int run_worker(int channel_fd, int arena_fd, std::size_t arena_bytes) {
   channel ch(channel_fd);
   shared_arena arena = shared_arena::attach(arena_fd, arena_bytes);
-  session s(ch, arena);
+  request_server s(ch, arena);
   return s.serve();
 }
 
 int run_hosted_worker(int channel_fd, int arena_fd, std::size_t arena_bytes, program_loader loader) {
   channel ch(channel_fd);
   shared_arena arena = shared_arena::attach(arena_fd, arena_bytes);
-  session s(ch, arena, loader);
+  request_server s(ch, arena, loader);
   return s.serve();
 }
 
