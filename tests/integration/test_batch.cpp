@@ -15,6 +15,7 @@
 #include "cli_test_util.hpp"
 #include "core/verdict_status.hpp"
 #include "judge/python_parties.hpp"
+#include "spawn_util.hpp"
 #include "store/store.hpp"
 
 namespace kjudge::test {
@@ -32,23 +33,9 @@ std::string slurp(const fs::path& p) {
 
 // Starts `kjudge ARGS` without waiting, output to `log`.
 pid_t spawn(const std::vector<std::string>& args, const fs::path& log) {
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::setenv("KJUDGE_DB", (test_dir() / "store.db").c_str(), 1);
-    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd >= 0) {
-      ::dup2(fd, 1);
-      ::dup2(fd, 2);
-    }
-    std::vector<std::string> argv{KJUDGE_BIN};
-    argv.insert(argv.end(), args.begin(), args.end());
-    std::vector<char*> a;
-    for (auto& s : argv) a.push_back(s.data());
-    a.push_back(nullptr);
-    ::execv(a[0], a.data());
-    ::_exit(127);
-  }
-  return pid;
+  std::vector<std::string> argv{KJUDGE_BIN};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return spawn_command(argv, log, {{"KJUDGE_DB", (test_dir() / "store.db").string()}});
 }
 
 std::vector<fs::path> result_files(const fs::path& state) {

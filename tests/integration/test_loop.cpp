@@ -24,6 +24,7 @@
 
 #include "core/subprocess.hpp"
 #include "loop/loop_store.hpp"
+#include "spawn_util.hpp"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -143,23 +144,9 @@ std::int64_t evaluations_of_run(const std::string& run_id) {
 
 // Starts the CLI without waiting (for kill -9 and for the dir proposer).
 pid_t spawn(const std::vector<std::string>& args, const fs::path& log) {
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::setenv("KJUDGE_DB", db_path().c_str(), 1);
-    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd >= 0) {
-      ::dup2(fd, 1);
-      ::dup2(fd, 2);
-    }
-    std::vector<std::string> argv{kjudge_bin()};
-    argv.insert(argv.end(), args.begin(), args.end());
-    std::vector<char*> a;
-    for (auto& s : argv) a.push_back(s.data());
-    a.push_back(nullptr);
-    ::execv(a[0], a.data());
-    ::_exit(127);
-  }
-  return pid;
+  std::vector<std::string> argv{kjudge_bin()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return kjudge::test::spawn_command(argv, log, {{"KJUDGE_DB", db_path().string()}});
 }
 
 // Polls until `pred` holds or `timeout_s` passes.
