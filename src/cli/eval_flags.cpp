@@ -38,7 +38,9 @@ void add_eval_flags(CLI::App* c, eval_flags& f) {
                 "cuda: also run the candidate's first public and hidden cases under compute-sanitizer with TOOL; "
                 "any error it reports rejects the candidate (rule sanitizer)")
       ->check(CLI::IsMember({"memcheck", "racecheck", "initcheck", "synccheck"}));
-  c->add_option("--hidden", f.hidden, "number of hidden cases (default: the problem's)");
+  c->add_option("--hidden", f.hidden,
+                "hidden cases (default: the problem's); never fewer than the extreme shapes plus one regular "
+                "shape per declared distribution");
   c->add_option("--seed", f.seed, "fix the secret seed (hex) to reproduce a run; default: fresh from the OS");
   c->add_option("--torch", f.torch,
                 "PyTorch baselines: comma-separated torch:eager, torch:compile:default, "

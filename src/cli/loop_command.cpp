@@ -105,7 +105,8 @@ void add_loop_command(CLI::App& app) {
                 "iterations without improvement beyond the CI before asking for a new family (0: never)");
   c->add_option("--eval-budget", f.o.eval_budget_s, "timing budget of one full judgement, seconds (default 2)");
   c->add_option("--min-rounds", f.o.min_rounds, "A/B rounds of one full judgement (default 10)");
-  c->add_option("--hidden", f.o.hidden, "hidden cases per judgement (default: the problem's)");
+  c->add_option("--hidden", f.o.hidden,
+                "hidden cases per judgement (default: the problem's; the same floor as eval's --hidden)");
   c->add_option("--torch-baselines", f.torch,
                 "PyTorch baselines of each judgement, comma-separated kinds or none (default: the judge's)");
   c->add_option("--proposer-timeout", f.o.proposer_timeout_s, "time limit of one proposer run, seconds (default 900)");

@@ -76,7 +76,7 @@ void add_redteam_command(CLI::App& app) {
   g_redteam->add_flag("--honest-only", g_flags.honest_only, "only the honest corpus");
   g_redteam->add_flag("--honest-timing", g_flags.honest_timing,
                       "judge every honest candidate with the timing phase too");
-  g_redteam->add_option("--hidden", g_flags.hidden, "hidden cases per evaluation");
+  g_redteam->add_option("--hidden", g_flags.hidden, "hidden cases per evaluation (the same floor as eval's --hidden)");
   g_redteam->add_option("--budget", g_flags.budget, "timing budget per evaluation that needs timing, seconds");
   g_redteam->add_option("--jobs,-j", g_flags.jobs, "evaluations at once");
   g_redteam->add_option("--json", g_flags.json_path, "write the report (schema kjudge.redteam/1)");

@@ -68,15 +68,16 @@ class hidden_planner {
   hidden_planner(const problem_spec& p, const hidden_spec& h, dtype variant, std::uint64_t key)
       : m_p(p), m_h(h), m_variant(variant), m_key(key) {}
 
-  std::vector<symbol_values> shapes(int count) {
+  // At least `count` shapes: every extreme (even past `count`), then random draws, continued
+  // until `regular_wanted` shapes have every extent >= 2 where the ranges allow one.
+  std::vector<symbol_values> shapes(int count, std::size_t regular_wanted) {
     std::vector<symbol_values> out;
     std::set<std::string> seen;
     const auto add = [&](const std::optional<symbol_values>& s) {
-      if (!s || static_cast<int>(out.size()) >= count || !feasible(*s)) return;
+      if (!s || !feasible(*s)) return;
       if (seen.insert(key_of(*s)).second) out.push_back(*s);
     };
     const std::size_t n = m_h.ranges.size();
-    // Extremes first, so that a small count keeps the most telling ones.
     add(at_fractions(std::vector<double>(n, 0.0)));  // every symbol at its min: M=1, N=1
     const std::optional<symbol_values> biggest = largest_fitting(std::vector<bool>(n, true));
     add(biggest);
@@ -88,12 +89,18 @@ class hidden_planner {
         add(largest_fitting(grow));
       }
     }
-    while (static_cast<int>(out.size()) < count) {
+    if (!regular_possible()) regular_wanted = 0;
+    const auto regulars = [&] {
+      return static_cast<std::size_t>(std::count_if(out.begin(), out.end(), [](const auto& s) { return regular(s); }));
+    };
+    while (static_cast<int>(out.size()) < count || regulars() < regular_wanted) {
+      // Past `count`, a draw is kept only if it is regular: it is there for a distribution.
+      const bool need_regular = static_cast<int>(out.size()) >= count;
       std::optional<symbol_values> fresh;
       std::optional<symbol_values> repeat;
       for (int a = 0; a < k_draw_attempts && !fresh; ++a) {
         symbol_values s = random_draw();
-        if (!feasible(s)) continue;
+        if (!feasible(s) || (need_regular && !regular(s))) continue;
         if (seen.count(key_of(s)))
           repeat = s;
         else
@@ -104,7 +111,7 @@ class hidden_planner {
         out.push_back(*fresh);
       } else if (repeat) {
         out.push_back(*repeat);  // the ranges hold fewer shapes than `count`
-      } else if (!out.empty()) {
+      } else if (!out.empty() && !need_regular) {
         out.push_back(out[next() % out.size()]);  // only extremes are feasible
       } else {
         break;
@@ -117,6 +124,13 @@ class hidden_planner {
                                     std::to_string(k_draw_attempts) + " draws"));
     }
     return out;
+  }
+
+  // A shape with every extent >= 2. An extent of 1 (a row of one element, a single row) hides
+  // what a distribution tests: a one-pass variance is exact on a row of one and wrong on any
+  // offset row of two or more.
+  static bool regular(const symbol_values& s) {
+    return std::all_of(s.begin(), s.end(), [](const auto& kv) { return kv.second >= 2; });
   }
 
   std::uint64_t next() { return draw(m_key, m_counter++); }
@@ -248,6 +262,10 @@ class hidden_planner {
     return std::nullopt;
   }
 
+  bool regular_possible() const {
+    return std::all_of(m_h.ranges.begin(), m_h.ranges.end(), [](const auto& r) { return r.max >= 2; });
+  }
+
   // Each symbol log-uniform over its range: small sizes are as likely per decade as large ones.
   symbol_values random_draw() {
     symbol_values s;
@@ -364,40 +382,20 @@ case_plan plan_cases(const problem_spec& p, const plan_options& o) {
     const hidden_spec& h = hidden_it->second;
     const int count = o.hidden_count >= 0 ? o.hidden_count : h.count;
     detail::hidden_planner planner(p, h, o.variant, mix_seed(o.secret_seed, detail::k_salt_hidden_shape));
-    const std::vector<symbol_values> shapes = planner.shapes(count);
-    // A shuffled cycle over the declared distributions: each appears once per len(list) cases,
-    // and which shape meets which distribution changes with the seed.
+    // Every declared distribution meets a regular shape, whatever the count asked for: a judge
+    // whose --hidden can drop the offset or the wide inputs passes a softmax without its max.
+    const std::vector<symbol_values> shapes = planner.shapes(count, h.distributions.size());
+    // A shuffled cycle over the declared distributions, regular shapes first: each distribution
+    // appears once per len(list) regular cases, and which shape meets which changes with the seed.
     std::vector<std::string> dists = h.distributions;
     for (std::size_t i = dists.size(); i > 1; --i) {
       std::swap(dists[i - 1], dists[planner.next() % i]);
     }
     std::vector<std::string> dist_of(shapes.size());
-    for (std::size_t i = 0; i < shapes.size(); ++i) dist_of[i] = dists[i % dists.size()];
-    // A distribution met only by degenerate shapes (an extent of 1: a row of one element, a
-    // single row) is wasted: a one-pass variance, say, is exact on a row of one and wrong on any
-    // offset row of two or more. Every distribution gets a shape with all extents >= 2 when the
-    // draw has enough of them: its degenerate case trades distributions with a regular case of a
-    // distribution that has another regular case.
-    const auto degenerate = [&](std::size_t i) {
-      for (const auto& [name, v] : shapes[i])
-        if (v <= 1) return true;
-      return false;
-    };
-    const auto regular_count = [&](const std::string& d) {
-      std::size_t n = 0;
+    std::size_t turn = 0;
+    for (const bool regular_pass : {true, false})
       for (std::size_t i = 0; i < shapes.size(); ++i)
-        if (dist_of[i] == d && !degenerate(i)) ++n;
-      return n;
-    };
-    for (const auto& d : dists) {
-      if (regular_count(d) > 0) continue;
-      std::size_t with_d = shapes.size(), donor = shapes.size();
-      for (std::size_t i = 0; i < shapes.size(); ++i)
-        if (dist_of[i] == d) with_d = i;
-      for (std::size_t j = 0; j < shapes.size() && donor == shapes.size(); ++j)
-        if (!degenerate(j) && regular_count(dist_of[j]) >= 2) donor = j;
-      if (with_d < shapes.size() && donor < shapes.size()) std::swap(dist_of[with_d], dist_of[donor]);
-    }
+        if (detail::hidden_planner::regular(shapes[i]) == regular_pass) dist_of[i] = dists[turn++ % dists.size()];
     for (std::size_t i = 0; i < shapes.size(); ++i) {
       plan.hidden_cases.push_back(make_case(p, o.variant, shapes[i], dist_of[i],
                                             mix_seed(o.secret_seed, detail::k_salt_hidden_case + i),
