@@ -67,7 +67,9 @@ TEST_F(E2e, HonestRmsnormPassesBothLevelsWithTheSectionsFilled) {
     hidden += c["kind"] == "hidden";
   }
   EXPECT_GE(pub, 1);
-  EXPECT_EQ(hidden, 2);
+  // --hidden 2 is raised to the floor: one regular case per declared distribution (the import
+  // declares 7; docs/problem-spec.md).
+  EXPECT_EQ(hidden, 7);
   EXPECT_EQ(e["verdict"]["status"], "ok");
   EXPECT_TRUE(e["verdict"]["stage"].is_null());
   EXPECT_NE(run.r.output.find("e2e verdict   ok"), std::string::npos) << run.r.output;

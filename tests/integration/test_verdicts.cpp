@@ -1,8 +1,6 @@
 // Each real candidate through the real CLI, asserting its exact verdict (issue: the judge end to
 // end on the CPU backend). Correctness-only runs use --no-timing to keep the suite fast; the
 // timing path is exercised by the honest candidate and by validate.
-#include "cli_test_util.hpp"
-
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -10,12 +8,15 @@
 #include <sstream>
 #include <vector>
 
+#include "cli_test_util.hpp"
+
 namespace kjudge::test {
 namespace {
 
 const std::vector<std::string> quick{"--no-timing", "--hidden", "8"};
 
-std::vector<std::string> eval_args(const std::string& problem, const std::string& cand, std::vector<std::string> extra = quick) {
+std::vector<std::string> eval_args(const std::string& problem, const std::string& cand,
+                                   std::vector<std::string> extra = quick) {
   std::vector<std::string> a{"eval", problem, candidate(cand)};
   a.insert(a.end(), extra.begin(), extra.end());
   return a;
@@ -48,9 +49,10 @@ TEST(Verdicts, HonestSoftmaxIsCorrectAndTimed) {
 TEST(Verdicts, AWidenedEnvelopeIsAskedForAtOnceOnLaterCallsOfTheShape) {
   const auto trace = test_dir() / "widened-envelope-requests.txt";
   std::filesystem::remove(trace);
-  const auto c = kjudge({"eval", "matmul_bias_relu", std::string(KJUDGE_TEST_DATA) + "/honest/cpu/matmul_tf32_emulated.cpp",
-                         "--budget", "1", "--hidden", "2"},
-                        300, {{"KJUDGE_TRACE_REQUESTS", trace.string()}});
+  const auto c =
+      kjudge({"eval", "matmul_bias_relu", std::string(KJUDGE_TEST_DATA) + "/honest/cpu/matmul_tf32_emulated.cpp",
+              "--budget", "1", "--hidden", "2"},
+             300, {{"KJUDGE_TRACE_REQUESTS", trace.string()}});
   ASSERT_EQ(c.r.exit_status, 0) << c.r.output;
   EXPECT_TRUE(status_of(c) == "ok_faster" || status_of(c) == "ok_not_faster") << status_of(c);
   const int rechecks = c.result["timing"]["rechecks"]["count"].get<int>();
@@ -133,8 +135,9 @@ TEST(Verdicts, TheCandidateIsTimedInAFreshWorkerOfItsOwn) {
 TEST(Verdicts, WorkerEpochsTimeInFreshSetsOfWorkersAndTheCiSpansThem) {
   const auto trace = test_dir() / "worker-epochs.txt";
   std::filesystem::remove(trace);
-  const auto c = kjudge(eval_args("softmax", "ok_honest_softmax.cpp", {"--rounds", "10", "--hidden", "2", "--worker-epochs", "2"}),
-                        300, {{"KJUDGE_TRACE_REQUESTS", trace.string()}});
+  const auto c =
+      kjudge(eval_args("softmax", "ok_honest_softmax.cpp", {"--rounds", "10", "--hidden", "2", "--worker-epochs", "2"}),
+             300, {{"KJUDGE_TRACE_REQUESTS", trace.string()}});
   ASSERT_EQ(c.r.exit_status, 0) << c.r.output;
   std::map<std::string, std::set<std::string>> sample_pids;  // role -> pids answering timed calls
   std::set<std::string> run_pids;
@@ -168,7 +171,8 @@ TEST(Verdicts, WorkerEpochsTimeInFreshSetsOfWorkersAndTheCiSpansThem) {
     for (const auto& b : tc["baselines"]) EXPECT_EQ(b["round_medians_s"].size(), 10u);
   }
   ASSERT_TRUE(t["process_spread"].is_object()) << t.dump();
-  EXPECT_NEAR(t["process_spread"]["sd_log_between_sets"].get<double>(), std::fabs(std::log(m0) - std::log(m1)) / std::sqrt(2.0), 1e-9);
+  EXPECT_NEAR(t["process_spread"]["sd_log_between_sets"].get<double>(),
+              std::fabs(std::log(m0) - std::log(m1)) / std::sqrt(2.0), 1e-9);
   EXPECT_GE(t["process_spread"]["sd_log_expected_from_rounds"].get<double>(), 0.0);
   EXPECT_NE(c.r.output.find("spread between sets"), std::string::npos) << c.r.output;
 
@@ -282,9 +286,10 @@ TEST(Verdicts, ATimedFailureOfAVaryingKernelWhoseRerunPassesIsNondeterministic) 
 // not also compared with each other under the flat atol + rtol * |x|: with these seeds hidden-1
 // is a wide-range case, and the honest change of summation order below (before its 61st call)
 // moved an element by 0.00195, which the flat comparison rejected as nondeterministic until
-// 2026-12-06, H100 (seen with each of the two seeds).
+// 2026-12-06, H100. Only the first two hidden cases are checked twice: these seeds put the wide
+// distribution on hidden-1 (the largest shape, 1224 x 1224 on cpu).
 TEST(Verdicts, AnHonestChangeOfSummationOrderOnWideDataIsNotNondeterministic) {
-  for (const char* seed : {"0000000055afa519", "00000000a69ccdee"}) {
+  for (const char* seed : {"0000000000000004", "0000000000000014"}) {
     const auto c = kjudge(eval_args("gelu_bias_residual", "varying_then_wrong_gelu.cpp",
                                     {"--no-timing", "--hidden", "2", "--seed", seed}));
     EXPECT_EQ(c.r.exit_status, 0) << c.r.output;
