@@ -207,6 +207,21 @@ void run_on_devices(const batch_state& s, const std::vector<const candidate_entr
   for (auto& t : threads) t.join();
 }
 
+// Whether the candidate of `key` is done: it has a result, and with --retry a judgement (a result
+// file that cannot be read is not one). A result to judge again is removed first, so that a kill
+// before the new one leaves the candidate to judge, as any candidate without a result.
+bool done_before(const batch_state& s, const std::string& key, bool retry) {
+  if (!has_result(s, key)) return false;
+  if (!retry) return true;
+  try {
+    if (nlohmann::json::parse(read_file(result_path(s, key)))["batch"].value("outcome", "") == "judged") return true;
+  } catch (const std::exception&) {  // unreadable: judged again
+  }
+  std::error_code ec;
+  std::filesystem::remove(result_path(s, key), ec);
+  return false;
+}
+
 }  // namespace
 
 run_tally run_batch(const batch_state& s, const std::vector<candidate_entry>& shard, const run_options& o) {
@@ -214,7 +229,7 @@ run_tally run_batch(const batch_state& s, const std::vector<candidate_entry>& sh
   t.total = static_cast<int>(shard.size());
   std::vector<const candidate_entry*> todo;
   for (const auto& c : shard) {
-    if (has_result(s, candidate_key(s, c)))
+    if (done_before(s, candidate_key(s, c), o.retry))
       ++t.already;
     else
       todo.push_back(&c);

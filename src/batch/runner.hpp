@@ -31,6 +31,9 @@ struct run_options {
   bool store = true;
   std::filesystem::path db;
   bool quiet = false;
+  // Judge again the candidates whose result is not a judgement (outcome bad_input or
+  // judge_fault): what the machine or the problem caused, once fixed.
+  bool retry = false;
 };
 
 struct run_tally {

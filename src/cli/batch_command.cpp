@@ -35,6 +35,7 @@ struct batch_flags {
   std::string out;  // eval_results.json; default RUN_DIR/eval_results.json
   bool summary_only = false;
   bool list = false;
+  bool retry = false;
   std::string one;  // a child's one candidate key (--devices)
   eval_flags ef;
   slurm_flags sl;  // --slurm, --status, --cancel, --resubmit (cli/batch_slurm.hpp)
@@ -99,6 +100,7 @@ batch::run_options run_options_for(const batch_flags& f, int argc, char** argv) 
   o.store = !f.ef.no_store;
   o.db = f.ef.db_path.empty() ? default_db_path() : fs::path(f.ef.db_path);
   o.quiet = f.ef.quiet;
+  o.retry = f.retry;
   if (!f.devices.empty() && f.one.empty()) {
     // A timed cpu evaluation needs the machine to itself; correctness-only ones may share it.
     if (f.ef.device != "cuda" && !f.ef.no_timing)
@@ -219,6 +221,9 @@ void add_batch_command(CLI::App& app) {
                     "judge nothing: write eval_results.json and fast_p from the results present");
   g_batch->add_flag("--list", f.list,
                     "judge nothing: list the candidates (of the shard) and whether each has a result");
+  g_batch->add_flag("--retry", f.retry,
+                    "judge again the candidates whose result is not a judgement (bad_input or judge_fault: a "
+                    "reference that could not start, a machine without the memory), once the cause is fixed");
   g_batch->add_option("--one", f.one, "judge the one candidate of this key (what --devices runs per device)")
       ->group("");  // internal
   add_eval_flags(g_batch, f.ef);

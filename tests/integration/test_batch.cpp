@@ -212,6 +212,68 @@ TEST(Batch, DevicesRunChildrenAndEveryCandidateGetsOneResult) {
   EXPECT_EQ(status_of["softmax/naive.cpp"].rfind("ok_", 0), 0u) << status_of["softmax/naive.cpp"];
 }
 
+// --retry: a result that is not a judgement (here a judge fault: the problem's reference does not
+// compile) is judged again once the cause is fixed; without it, never; a judgement, never.
+TEST(Batch, RetryJudgesAgainOnlyTheResultsThatAreNotJudgements) {
+  const fs::path problems = test_dir() / "batch-retry-problems", run = test_dir() / "batch-retry-run";
+  fs::remove_all(problems);
+  fs::remove_all(run);
+  const fs::path suite = fs::path(KJUDGE_TEST_DATA) / ".." / "problems";
+  // Under a directory of their own: a suite name (softmax) would be the suite's problem.
+  for (const char* p : {"softmax", "rmsnorm"}) {
+    fs::create_directories(problems / "retry" / p);
+    fs::copy(suite / p, problems / "retry" / p, fs::copy_options::recursive);
+  }
+  std::ofstream(problems / "retry" / "softmax" / "reference.cpp", std::ios::app) << "\nthis line does not compile;\n";
+  for (const char* p : {"softmax", "rmsnorm"}) {
+    fs::create_directories(run / "retry" / p);
+    fs::copy_file(examples / p / "naive.cpp", run / "retry" / p / "naive.cpp");
+  }
+  const std::vector<std::string> args{"batch", run.string(), "--problems", problems.string(), "--no-timing", "-q"};
+  const auto outcomes = [&] {
+    std::map<std::string, std::string> out;
+    for (const auto& f : result_files(run / ".kjudge-batch")) {
+      const json doc = read_result(f);
+      out[doc["batch"]["candidate"]] =
+          doc["batch"]["outcome"].get<std::string>() + " " + doc["verdict"]["status"].get<std::string>();
+    }
+    return out;
+  };
+  const auto first = kjudge(args, 300);
+  EXPECT_EQ(first.r.exit_status, 3) << first.r.output;  // a judge fault is recorded
+  const auto after_first = outcomes();
+  ASSERT_EQ(after_first.size(), 2u) << first.r.output;
+  EXPECT_EQ(after_first.at("retry/softmax/naive.cpp").rfind("judge_fault ", 0), 0u)
+      << after_first.at("retry/softmax/naive.cpp");
+  EXPECT_EQ(after_first.at("retry/rmsnorm/naive.cpp").rfind("judged ok_", 0), 0u)
+      << after_first.at("retry/rmsnorm/naive.cpp");
+  const auto rmsnorm_written = [&] {
+    for (const auto& f : result_files(run / ".kjudge-batch"))
+      if (read_result(f)["batch"]["candidate"] == "retry/rmsnorm/naive.cpp") return fs::last_write_time(f);
+    return fs::file_time_type{};
+  };
+  const auto rmsnorm_time = rmsnorm_written();
+
+  fs::copy_file(suite / "softmax" / "reference.cpp", problems / "retry" / "softmax" / "reference.cpp",
+                fs::copy_options::overwrite_existing);
+  const auto plain = kjudge(args, 300);
+  EXPECT_EQ(plain.r.exit_status, 3) << plain.r.output;  // the shard still holds a judge fault
+  EXPECT_NE(plain.r.output.find("2 judged before, 0 to judge"), std::string::npos) << plain.r.output;
+  EXPECT_EQ(outcomes(), after_first);
+
+  std::vector<std::string> retry = args;
+  retry.push_back("--retry");
+  const auto again = kjudge(retry, 300);
+  EXPECT_EQ(again.r.exit_status, 0) << again.r.output;
+  EXPECT_NE(again.r.output.find("1 judged before, 1 to judge"), std::string::npos) << again.r.output;
+  const auto after_retry = outcomes();
+  ASSERT_EQ(after_retry.size(), 2u);
+  EXPECT_EQ(after_retry.at("retry/softmax/naive.cpp").rfind("judged ok_", 0), 0u)
+      << after_retry.at("retry/softmax/naive.cpp");
+  EXPECT_EQ(after_retry.at("retry/rmsnorm/naive.cpp"), after_first.at("retry/rmsnorm/naive.cpp"));
+  EXPECT_EQ(rmsnorm_written(), rmsnorm_time) << "a judgement was judged again";
+}
+
 TEST(Batch, DevicesAreRefusedOnTheCpu) {
   const fs::path run = test_dir() / "batch-devices";
   fs::create_directories(run / "softmax");
