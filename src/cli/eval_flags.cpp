@@ -32,6 +32,9 @@ void add_eval_flags(CLI::App* c, eval_flags& f) {
   c->add_flag("--no-store", f.no_store, "do not record the result in the store");
   c->add_flag("--no-sandbox", f.no_sandbox, "run the worker without seccomp/landlock (debugging only)");
   c->add_flag("--no-tf32", f.no_tf32, "forbid TF32 tolerance where the problem would permit it");
+  c->add_flag("--no-compile-cache", f.no_compile_cache,
+              "torch baselines compile from nothing in every worker: no stored torch.compile caches are used or "
+              "kept (KJUDGE_CACHE/torch-compile)");
   c->add_flag("--host-reference", f.host_reference,
               "cuda, imported (Python) problems: run the reference in torch on the host CPU instead of on the device");
   c->add_option("--sanitize", f.sanitize,
@@ -126,6 +129,7 @@ eval_options to_options(const eval_flags& f, const std::string& problem, const s
   if (!o.sanitize.empty() && o.device != "cuda")
     throw usage_error("--sanitize " + o.sanitize + ": needs --device cuda");
   o.hidden_count = f.hidden;
+  o.torch_compile_cache = !f.no_compile_cache;
   if (f.shape_scale < 0 || (f.shape_scale > 0 && f.shape_scale == 1.0))
     throw usage_error("--shape-scale " + std::to_string(f.shape_scale) + ": expected a positive factor other than 1");
   o.shape_scale = f.shape_scale;

@@ -35,6 +35,7 @@ struct eval_flags {
   bool no_trace = false;
   double memory_limit_mib = 4096;
   std::string torch;
+  bool no_compile_cache = false;
   double shape_scale = 0;
 };
 

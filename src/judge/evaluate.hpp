@@ -56,6 +56,10 @@ struct eval_options {
   // PyTorch baselines (docs/python.md) for problems with a Python form: kinds from
   // torch_baseline_kinds(); empty: default_torch_baselines(device); {"none"}: none.
   std::vector<std::string> torch_baselines;
+  // The torch baselines start from the compile caches their earlier workers stored, and store
+  // theirs (judge/torch_compile_cache.hpp); false: every worker compiles from nothing (to measure
+  // the cold compile).
+  bool torch_compile_cache = true;
   // KernelBench imports: hidden cases with the file's size constants scaled by this factor (and
   // scaled to odd sizes), where the reference runs with them; 0: off (docs/python.md).
   double shape_scale = 0;

@@ -13,6 +13,15 @@ import traceback
 
 COMPILE_MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
 
+# torch.compile's caches (inductor's FX graph, AOT and autotuning caches; Triton's kernels) in a
+# known directory of the worker's scratch, set before torch is imported: the controller seeds a
+# baseline's copy from the caches its party stored and stores them after its warm-up
+# (src/judge/torch_compile_cache.hpp). A candidate's stay in its own scratch.
+if os.environ.get("KJUDGE_SCRATCH"):
+    _caches = os.path.join(os.environ["KJUDGE_SCRATCH"], "torch-compile-cache")
+    os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", os.path.join(_caches, "inductor"))
+    os.environ.setdefault("TRITON_CACHE_DIR", os.path.join(_caches, "triton"))
+
 
 class BadInput(Exception):
     """A problem of the party's file (missing entry point, wrong form): verdict bad_input."""
@@ -387,6 +396,10 @@ def stats():
         out["graph_breaks"] = int(sum(gb.values()))
         out["graph_break_reasons"] = [str(k)[:200] for k in list(gb.keys())[:5]]
         out["recompiles"] = max(0, out["frames_compiled"] - 1)
+        # Whether the compiles came from the on-disk caches (a seeded worker) or were done here.
+        ind = counters["inductor"]
+        out["compile_cache"] = {k: int(ind.get(k, 0)) for k in
+                                ("fxgraph_cache_hit", "fxgraph_cache_miss", "fxgraph_cache_bypass")}
         # The guards that failed, per compiled frame (the reason of each recompile), last few.
         from torch._dynamo.utils import guard_failures
         reasons = [str(r)[:300] for fails in guard_failures.values() for r in fails]

@@ -20,9 +20,13 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-std::string py_data(const std::string& rel) { return std::string(KJUDGE_TEST_DATA) + "/python/" + rel; }
+std::string py_data(const std::string& rel) {
+  return std::string(KJUDGE_TEST_DATA) + "/python/" + rel;
+}
 
-fs::path imported_root() { return test_dir() / "imported"; }
+fs::path imported_root() {
+  return test_dir() / "imported";
+}
 
 // Runs kjudge with extra environment (the torch baselines to time, the imported problems' root).
 cli_run kj(std::vector<std::string> args, std::map<std::string, std::string> env = {}, double timeout_s = 900) {
@@ -91,7 +95,8 @@ TEST_F(Python, KernelBenchImportWritesProblems) {
   EXPECT_EQ(side["init_inputs"], json::parse("[2.0, 0.01]"));
   EXPECT_EQ(side["candidate_entry"], "ModelNew");
   // A Linear layer: TF32 permitted like torch's matmuls.
-  EXPECT_NE(read_file(out / "kb" / "level1" / "2_LinearGELU" / "problem.toml").find("tf32_allowed = true"), std::string::npos);
+  EXPECT_NE(read_file(out / "kb" / "level1" / "2_LinearGELU" / "problem.toml").find("tf32_allowed = true"),
+            std::string::npos);
   // Two tensor inputs, in get_inputs() order.
   const json side3 = json::parse(read_file(out / "kb" / "level1" / "3_RowSumLog" / "kjudge-import.json"));
   EXPECT_EQ(side3["args"], json::parse(R"([{"tensor":0},{"tensor":1}])"));
@@ -115,14 +120,17 @@ TEST_F(Python, KernelBenchImportReadsUtf8SourcesUnderTheCLocale) {
 }
 
 TEST_F(Python, KernelBenchBadFilesExit2WithTheLastFrame) {
-  const auto raises = kj({"import", "kernelbench", py_data("kernelbench/bad/raises_on_import.py"), "--out", (test_dir() / "bad").string()});
+  const auto raises = kj({"import", "kernelbench", py_data("kernelbench/bad/raises_on_import.py"), "--out",
+                          (test_dir() / "bad").string()});
   EXPECT_EQ(raises.r.exit_status, 2);
   EXPECT_NE(raises.r.output.find("RuntimeError"), std::string::npos) << raises.r.output;
   EXPECT_NE(raises.r.output.find("raises_on_import.py:6"), std::string::npos) << raises.r.output;
-  const auto nontensor = kj({"import", "kernelbench", py_data("kernelbench/bad/nontensor_inputs.py"), "--out", (test_dir() / "bad").string()});
+  const auto nontensor = kj({"import", "kernelbench", py_data("kernelbench/bad/nontensor_inputs.py"), "--out",
+                             (test_dir() / "bad").string()});
   EXPECT_EQ(nontensor.r.exit_status, 2);
   EXPECT_NE(nontensor.r.output.find("get_inputs()[0] is str"), std::string::npos) << nontensor.r.output;
-  const auto no_model = kj({"import", "kernelbench", py_data("kernelbench/bad/no_model.py"), "--out", (test_dir() / "bad").string()});
+  const auto no_model =
+      kj({"import", "kernelbench", py_data("kernelbench/bad/no_model.py"), "--out", (test_dir() / "bad").string()});
   EXPECT_EQ(no_model.r.exit_status, 2);
   EXPECT_NE(no_model.r.output.find("defines no Model"), std::string::npos) << no_model.r.output;
   // A reference that draws random numbers in forward (dropout in training mode: KernelBench
@@ -148,17 +156,20 @@ TEST_F(Python, TheTimingWorkerStartsLateWhereHostMemoryWouldNotHoldBoth) {
   const json hm = plain.result["timing"]["host_memory"];
   const std::uint64_t needed = hm["needed_bytes"], beside = hm["needed_with_timing_worker_beside_bytes"];
   ASSERT_GT(beside, needed) << hm.dump();
-  EXPECT_EQ(plain.result["timing"]["candidate_worker"].get<std::string>().rfind("fresh: started with the baselines", 0), 0u);
+  EXPECT_EQ(plain.result["timing"]["candidate_worker"].get<std::string>().rfind("fresh: started with the baselines", 0),
+            0u);
 
   const std::uint64_t just_enough = (needed * 10 + 8) / 9;  // needed <= 90% of it < beside
   ASSERT_LT(just_enough * 9 / 10, beside);
   const auto trace = test_dir() / "late-timing-worker.txt";
   fs::remove(trace);
-  const auto late = kj(args, {{"KJUDGE_HOST_MEMORY_BYTES", std::to_string(just_enough)}, {"KJUDGE_TRACE_REQUESTS", trace.string()}});
+  const auto late =
+      kj(args, {{"KJUDGE_HOST_MEMORY_BYTES", std::to_string(just_enough)}, {"KJUDGE_TRACE_REQUESTS", trace.string()}});
   ASSERT_TRUE(late.result.is_object()) << late.r.output;
   EXPECT_TRUE(status_of(late) == "ok_faster" || status_of(late) == "ok_not_faster") << late.r.output;
-  EXPECT_NE(late.result["timing"]["candidate_worker"].get<std::string>().find("after the correctness checks' worker stopped"),
-            std::string::npos);
+  EXPECT_NE(
+      late.result["timing"]["candidate_worker"].get<std::string>().find("after the correctness checks' worker stopped"),
+      std::string::npos);
   // Line numbers in the trace: the checks' worker's last request and the timing worker's first.
   std::string run_pid;
   std::map<std::string, int> first, last;
@@ -173,7 +184,8 @@ TEST_F(Python, TheTimingWorkerStartsLateWhereHostMemoryWouldNotHoldBoth) {
   ASSERT_FALSE(run_pid.empty());
   ASSERT_EQ(first.size(), 2u) << "a checks' worker and a timing worker";
   for (const auto& [pid, n] : first)
-    if (pid != run_pid) EXPECT_GT(n, last[run_pid]) << "the timing worker was asked something while the checks' worker ran";
+    if (pid != run_pid)
+      EXPECT_GT(n, last[run_pid]) << "the timing worker was asked something while the checks' worker ran";
 
   const auto refused = kj(args, {{"KJUDGE_HOST_MEMORY_BYTES", std::to_string(needed)}});
   EXPECT_EQ(refused.r.exit_status, 2) << refused.r.output;
@@ -494,7 +506,8 @@ TEST_F(Python, ModelNewWithAnotherOutputShapeIsARuntimeError) {
   const auto c = kj({"eval", "kb/level1/1_ScaledLeakyReLU", py_data("candidates/kb_leaky_wrong_shape.py")});
   EXPECT_EQ(c.r.exit_status, 1);
   EXPECT_EQ(status_of(c), "runtime_error");
-  EXPECT_NE(c.result["verdict"]["reasons"].dump().find("shape [64, 999]"), std::string::npos) << c.result["verdict"].dump();
+  EXPECT_NE(c.result["verdict"]["reasons"].dump().find("shape [64, 999]"), std::string::npos)
+      << c.result["verdict"].dump();
 }
 
 TEST_F(Python, MissingModelNewIsBadInput) {
@@ -566,6 +579,55 @@ TEST_F(Python, TorchEagerAndCompileBaselinesOnCpuInOneEval) {
   }
 }
 
+// The compiled baseline's python report (null when the run has none).
+json compiled_baseline_python(const json& r) {
+  for (const auto& b : r["baselines"])
+    if (b["name"] == "torch:compile:default") return b["python"];
+  return nullptr;
+}
+
+// The torch baselines' compile caches (src/judge/torch_compile_cache.hpp): the first evaluation of
+// a problem stores them; the next one's compiled baseline starts from them and compiles nothing
+// (inductor's FX graph cache hits); --no-compile-cache neither uses nor stores them.
+TEST_F(Python, NextEvaluationsCompiledBaselineStartsFromTheStoredCaches) {
+  const fs::path cache = test_dir() / "compile-cache-root";
+  fs::remove_all(cache);
+  const std::map<std::string, std::string> env{{"KJUDGE_TORCH_BASELINES", "torch:compile:default"},
+                                               {"KJUDGE_CACHE", cache.string()}};
+  const auto first = kj({"eval", "softmax", candidate("ok_honest_softmax.cpp")}, env);
+  ASSERT_TRUE(first.result.is_object()) << first.r.output;
+  const json py1 = compiled_baseline_python(first.result);
+  ASSERT_TRUE(py1.is_object()) << first.result["baselines"].dump();
+  ASSERT_TRUE(py1["compile_cache"].is_object()) << py1.dump();
+  EXPECT_EQ(py1["compile_cache"]["stored"], "published") << py1.dump();
+  EXPECT_EQ(py1["compile_cache"]["seeded_files"], json::array({0})) << py1.dump();
+  EXPECT_GE(py1["stats"]["compile_cache"]["fxgraph_cache_miss"].get<int>(), 1) << py1.dump();
+  const fs::path entry = cache / "torch-compile" / py1["compile_cache"]["key"].get<std::string>();
+  ASSERT_TRUE(fs::is_directory(entry)) << entry;
+  EXPECT_FALSE(fs::is_empty(entry)) << entry;
+
+  // Another candidate of the same problem: the same party, so the same entry, seeded.
+  const auto second = kj({"eval", "softmax", candidate("../../examples/softmax/fast.cpp")}, env);
+  ASSERT_TRUE(second.result.is_object()) << second.r.output;
+  const json py2 = compiled_baseline_python(second.result);
+  ASSERT_TRUE(py2.is_object() && py2["compile_cache"].is_object()) << second.result["baselines"].dump();
+  EXPECT_EQ(py2["compile_cache"]["key"], py1["compile_cache"]["key"]);
+  EXPECT_EQ(py2["compile_cache"]["stored"], "kept") << py2.dump();
+  ASSERT_EQ(py2["compile_cache"]["seeded_files"].size(), 1u) << py2.dump();
+  EXPECT_GT(py2["compile_cache"]["seeded_files"][0].get<int>(), 0) << py2.dump();
+  EXPECT_GE(py2["stats"]["compile_cache"]["fxgraph_cache_hit"].get<int>(), 1) << py2.dump();
+  EXPECT_EQ(py2["stats"]["compile_cache"]["fxgraph_cache_miss"], 0) << py2.dump();
+
+  // Cold, on request: nothing seeded, nothing stored, the graph compiled here.
+  const auto cold = kj({"eval", "softmax", candidate("ok_honest_softmax.cpp"), "--no-compile-cache"}, env);
+  ASSERT_TRUE(cold.result.is_object()) << cold.r.output;
+  const json py3 = compiled_baseline_python(cold.result);
+  ASSERT_TRUE(py3.is_object()) << cold.result["baselines"].dump();
+  EXPECT_FALSE(py3.contains("compile_cache")) << py3.dump();
+  EXPECT_GE(py3["stats"]["compile_cache"]["fxgraph_cache_miss"].get<int>(), 1) << py3.dump();
+  fs::remove_all(cache);
+}
+
 // A problem with a scalar (layernorm's eps): every call, warm-up batches included, passes the
 // problem's value, so a compiled baseline compiles once per shape and never while timed. (The
 // warm-up batches once passed freed memory as eps: dynamo recompiled for every garbage value and
@@ -626,7 +688,8 @@ TEST_F(Python, GpuModeImportAndSubmissions) {
   const fs::path out = test_dir() / "gm-out";
   const auto imp = kj({"import", "gpumode", py_data("gpumode/scaled_add_py"), "--out", out.string()});
   ASSERT_EQ(imp.r.exit_status, 0) << imp.r.output;
-  EXPECT_NE(imp.r.output.find("check_implementation accepted ref_kernel on 3 tests"), std::string::npos) << imp.r.output;
+  EXPECT_NE(imp.r.output.find("check_implementation accepted ref_kernel on 3 tests"), std::string::npos)
+      << imp.r.output;
   const fs::path dir = out / "gpumode" / "scaled_add_py";
   const std::string toml = read_file(dir / "problem.toml");
   // Shapes from the tests' arguments; the tests are the public cases, the benchmarks timed on cuda.
@@ -646,7 +709,8 @@ TEST_F(Python, GpuModeImportAndSubmissions) {
   const auto wrong = kj({"eval", dir.string(), py_data("candidates/gpumode_scaled_add_wrong.py")});
   EXPECT_EQ(status_of(wrong), "wrong_result");
   EXPECT_EQ(wrong.result["verdict"]["rule"], "problem_check");
-  EXPECT_NE(wrong.result["verdict"]["reasons"].dump().find("mismatch"), std::string::npos) << wrong.result["verdict"].dump();
+  EXPECT_NE(wrong.result["verdict"]["reasons"].dump().find("mismatch"), std::string::npos)
+      << wrong.result["verdict"].dump();
   const auto missing = kj({"eval", dir.string(), py_data("candidates/gpumode_no_custom_kernel.py")});
   EXPECT_EQ(missing.r.exit_status, 2);
   EXPECT_NE(missing.result["verdict"]["reasons"].dump().find("custom_kernel"), std::string::npos);
@@ -695,18 +759,22 @@ TEST_F(Python, GpuModeCheckImplementationIsTheRule) {
   }
   // (b) Ties in reverse order: a correct answer that differs from ref_kernel's elementwise (the
   // oracle would reject it); the problem's check accepts it.
-  const auto reversed = kj({"eval", dir.string(), py_data("candidates/gpumode_argsort_ties_reversed.py"), "--no-timing"});
+  const auto reversed =
+      kj({"eval", dir.string(), py_data("candidates/gpumode_argsort_ties_reversed.py"), "--no-timing"});
   ASSERT_EQ(status_of(reversed), "ok_not_faster") << reversed.r.output;
   double max_diff = 0;
-  for (const auto& k : reversed.result["cases"]) max_diff = std::max(max_diff, k["vs_ref_kernel"]["max_abs_err"].get<double>());
+  for (const auto& k : reversed.result["cases"])
+    max_diff = std::max(max_diff, k["vs_ref_kernel"]["max_abs_err"].get<double>());
   EXPECT_GT(max_diff, 0.5) << reversed.result["cases"].dump();
   // (c) A failing check: wrong_result, rule problem_check, the check's own message.
   const auto desc = kj({"eval", dir.string(), py_data("candidates/gpumode_argsort_descending.py"), "--no-timing"});
   EXPECT_EQ(desc.r.exit_status, 1);
   EXPECT_EQ(status_of(desc), "wrong_result");
   EXPECT_EQ(desc.result["verdict"]["rule"], "problem_check");
-  EXPECT_NE(desc.result["verdict"]["reasons"].dump().find("row 0 is not sorted"), std::string::npos) << desc.result["verdict"].dump();
-  EXPECT_NE(desc.result["verdict"]["evidence"]["check_message"].get<std::string>().find("not sorted"), std::string::npos);
+  EXPECT_NE(desc.result["verdict"]["reasons"].dump().find("row 0 is not sorted"), std::string::npos)
+      << desc.result["verdict"].dump();
+  EXPECT_NE(desc.result["verdict"]["evidence"]["check_message"].get<std::string>().find("not sorted"),
+            std::string::npos);
 }
 
 // --shape-scale: hidden cases with the KernelBench file's size constants scaled catch a candidate
@@ -731,7 +799,8 @@ TEST_F(Python, ShapeScaleCatchesAHardCodedPublicShape) {
   ASSERT_EQ(report["dropped"].size(), 1u) << report.dump();
   EXPECT_EQ(report["dropped"][0]["constants"], json::parse(R"({"softmax_dim":2})"));
   // An honest ModelNew, constructed under the scaled constants with the same seed, passes them.
-  const auto honest = kj({"eval", dir.string(), py_data("candidates/kb_linear_softmax_ok.py"), "--no-timing", "--shape-scale", "2"});
+  const auto honest =
+      kj({"eval", dir.string(), py_data("candidates/kb_linear_softmax_ok.py"), "--no-timing", "--shape-scale", "2"});
   ASSERT_EQ(status_of(honest), "ok_not_faster") << honest.r.output;
   int shape_cases = 0;
   for (const auto& k : honest.result["cases"])
@@ -760,8 +829,8 @@ namespace {
 TEST_F(Python, ImportNamesAreNormalAZeroBatchIsRefusedAndListAndHistoryKnowThem) {
   const fs::path level = test_dir() / "kb-names" / "mylevel";
   fs::create_directories(level);
-  fs::copy_file(std::string(KJUDGE_TEST_DATA) + "/redteam/python/kernelbench/1_ScaledTanh.py", level / "1_ScaledTanh.py",
-                fs::copy_options::overwrite_existing);
+  fs::copy_file(std::string(KJUDGE_TEST_DATA) + "/redteam/python/kernelbench/1_ScaledTanh.py",
+                level / "1_ScaledTanh.py", fs::copy_options::overwrite_existing);
   const fs::path out = test_dir() / "kb-names-out";
   command_options o;
   o.cwd = level;
@@ -822,8 +891,8 @@ TEST_F(Python, ImportRefusesAFileTooLargeToInspectAndScalesItOnRequest) {
   EXPECT_EQ(refused.r.exit_status, 2) << refused.r.output;
   EXPECT_NE(refused.r.output.find("--shape-scale"), std::string::npos) << refused.r.output;
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 60.0);
-  const auto scaled = kj({"import", "kernelbench", (dir / "1_Huge.py").string(), "--out", out.string(),
-                          "--shape-scale", "0.001"});
+  const auto scaled =
+      kj({"import", "kernelbench", (dir / "1_Huge.py").string(), "--out", out.string(), "--shape-scale", "0.001"});
   ASSERT_EQ(scaled.r.exit_status, 0) << scaled.r.output;
   EXPECT_NE(scaled.r.output.find("x0[1000, 100]"), std::string::npos) << scaled.r.output;
   const fs::path p = out / "kb" / "kb-huge" / "1_Huge";

@@ -27,6 +27,7 @@
 #include "judge/detail/options.hpp"
 #include "judge/detail/reference.hpp"
 #include "judge/evaluate.hpp"
+#include "judge/torch_compile_cache.hpp"
 #include "stats/stats.hpp"
 #include "timing/background.hpp"
 #include "timing/ceilings.hpp"
@@ -121,6 +122,8 @@ class evaluation {
   or_verdict<worker_process*> await_launched(launched_party& lp);
   std::variant<worker_process, worker_failure> launch_timing_worker() const;
   void launch_baselines();
+  void seed_compile_cache(const worker_options& first, const worker_options& wo);
+  void store_compile_cache(std::size_t q, nlohmann::json& warm_up);
   std::variant<worker_process, worker_failure> launch_reference() const;
   phase_outcome launch_workers();
 
@@ -199,6 +202,10 @@ class evaluation {
   std::optional<std::variant<worker_process, worker_failure>> m_cand_timing_started;
   worker_process* m_ref = nullptr;
   worker_process* m_cand = nullptr;
+  // The torch baselines' compile caches, by the scratch directory of the party's first worker,
+  // and the files each of its workers started with (a cold compile: 0).
+  std::map<std::filesystem::path, torch_compile_cache> m_compile_caches;
+  std::map<std::filesystem::path, std::vector<std::size_t>> m_compile_seeded;
 
   // Correctness.
   int m_done = 0;  // cases checked

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "core/error.hpp"
+#include "core/hash.hpp"
 #include "judge/detail/evaluation.hpp"
 #include "pool/failure_verdict.hpp"
 
@@ -263,13 +264,33 @@ void evaluation::launch_baselines() {
     std::string label = kind;
     std::replace(label.begin(), label.end(), ':', '-');
     label = "baseline-" + label;
-    m_launched.push_back(
-        {kind, label,
-         worker_process::launch(worker_options_for(
-             pyp.file, worker_role::baseline, label,
-             python_party(m_p, pyp, "baseline", pyp.file, python_party_kind(pyp, "baseline"), pyp.entry,
-                          torch_compile_mode(kind), m_o.tf32, device, m_c.variant, m_c.py_setup)))});
+    const json party = python_party(m_p, pyp, "baseline", pyp.file, python_party_kind(pyp, "baseline"), pyp.entry,
+                                    torch_compile_mode(kind), m_o.tf32, device, m_c.variant, m_c.py_setup);
+    const worker_options wo = worker_options_for(pyp.file, worker_role::baseline, label, party);
+    if (m_o.torch_compile_cache && party["compile"].is_string()) {
+      m_compile_caches.emplace(wo.scratch_dir, torch_compile_cache(party, sha256_hex(read_file(pyp.file))));
+      seed_compile_cache(wo, wo);
+    }
+    m_launched.push_back({kind, label, worker_process::launch(wo)});
   }
+}
+
+// A torch baseline's worker `wo` (a later set's, or the first itself) starts from its party's
+// stored compile caches, where there are any.
+void evaluation::seed_compile_cache(const worker_options& first, const worker_options& wo) {
+  const auto it = m_compile_caches.find(first.scratch_dir);
+  if (it == m_compile_caches.end()) return;
+  m_compile_seeded[first.scratch_dir].push_back(it->second.seed(wo.scratch_dir));
+}
+
+// After the first warm-up of torch baseline `q`: its caches are stored for the next workers (when
+// no entry exists), and the warm-up's report says what the workers started with.
+void evaluation::store_compile_cache(std::size_t q, json& warm_up) {
+  const std::filesystem::path& scratch = m_parties[q].worker->options().scratch_dir;
+  const auto it = m_compile_caches.find(scratch);
+  if (it == m_compile_caches.end()) return;
+  warm_up["compile_cache"] = json{
+      {"key", it->second.key()}, {"seeded_files", m_compile_seeded[scratch]}, {"stored", it->second.publish(scratch)}};
 }
 
 // The reference always runs in its own worker (the oracle's data source).

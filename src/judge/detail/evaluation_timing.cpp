@@ -191,10 +191,14 @@ phase_outcome evaluation::warm_python(int epoch) {
     if (epoch == 0) {
       wu["env"] = m_parties[q].worker->ready().value("env", json::object()).value("python", json());
       wu["info"] = m_parties[q].worker->ready().value("info", "");
+      store_compile_cache(q, wu);
       m_result["baselines"][q - 1]["python"] = wu;
       if (m_torch_info.is_object() && !m_torch_info.contains("env")) m_torch_info["env"] = wu["env"];
     } else {
       m_result["baselines"][q - 1]["python"]["later_epochs_compile_s"].push_back(wu.value("compile_s", 0.0));
+      const auto seeded = m_compile_seeded.find(m_first_options[q].scratch_dir);
+      if (seeded != m_compile_seeded.end())
+        m_result["baselines"][q - 1]["python"]["compile_cache"]["seeded_files"] = seeded->second;
     }
   }
   return std::nullopt;
@@ -290,6 +294,7 @@ phase_outcome evaluation::start_epoch(int e) {
   for (const auto& fo : m_first_options) {
     worker_options wo = fo;
     wo.scratch_dir += "-epoch" + std::to_string(e + 1);
+    seed_compile_cache(fo, wo);
     started.push_back(worker_process::launch(wo));
   }
   for (std::size_t q = 0; q < m_parties.size(); ++q) {

@@ -1,0 +1,96 @@
+#include "judge/torch_compile_cache.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <system_error>
+
+#include "core/hash.hpp"
+#include "core/paths.hpp"
+
+namespace kjudge {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Regular files under `dir` and their bytes.
+std::pair<std::size_t, std::uintmax_t> census(const fs::path& dir) {
+  std::size_t files = 0;
+  std::uintmax_t bytes = 0;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (!it->is_regular_file(ec)) continue;
+    ++files;
+    bytes += it->file_size(ec);
+  }
+  return {files, bytes};
+}
+
+// Removes `<key>.tmp-<pid>` copies whose process is gone (a kjudge killed mid-copy).
+void remove_orphaned_copies(const fs::path& root, const std::string& key) {
+  std::error_code ec;
+  const std::string prefix = key + ".tmp-";
+  for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.rfind(prefix, 0) != 0) continue;
+    const pid_t pid = static_cast<pid_t>(std::strtol(name.c_str() + prefix.size(), nullptr, 10));
+    if (pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH) {
+      std::error_code ignored;
+      fs::remove_all(it->path(), ignored);
+    }
+  }
+}
+
+}  // namespace
+
+torch_compile_cache::torch_compile_cache(const nlohmann::json& party, const std::string& file_sha256)
+    : m_key(sha256_hex(party.dump() + "\n" + file_sha256).substr(0, 32)) {}
+
+fs::path torch_compile_cache::entry() const {
+  return cache_root() / "torch-compile" / m_key;
+}
+
+std::size_t torch_compile_cache::seed(const fs::path& scratch) const {
+  std::error_code ec;
+  const fs::path from = entry();
+  if (!fs::is_directory(from, ec)) return 0;
+  const fs::path to = scratch / k_scratch_subdir;
+  fs::create_directories(to, ec);
+  fs::copy(from, to, fs::copy_options::recursive | fs::copy_options::overwrite_existing, ec);
+  if (ec) return 0;
+  return census(to).first;
+}
+
+std::string torch_compile_cache::publish(const fs::path& scratch) const {
+  std::error_code ec;
+  const fs::path from = scratch / k_scratch_subdir;
+  const fs::path to = entry();
+  if (fs::is_directory(to, ec)) return "kept";
+  const auto [files, bytes] = census(from);
+  if (files == 0) return "empty";
+  if (bytes > k_max_entry_bytes) return "too large";
+  // Copied beside the entry, then renamed onto it: a rename onto an existing entry fails, so a
+  // concurrent evaluation's entry (complete, since it was renamed too) stays as it is.
+  fs::create_directories(to.parent_path(), ec);
+  remove_orphaned_copies(to.parent_path(), m_key);
+  const fs::path tmp = to.parent_path() / (m_key + ".tmp-" + std::to_string(::getpid()));
+  fs::remove_all(tmp, ec);
+  fs::create_directories(tmp, ec);
+  if (!ec) fs::copy(from, tmp, fs::copy_options::recursive, ec);
+  if (ec) {
+    fs::remove_all(tmp, ec);
+    return "failed: " + ec.message();
+  }
+  fs::rename(tmp, to, ec);
+  if (ec) {
+    std::error_code ignored;
+    fs::remove_all(tmp, ignored);
+    return fs::is_directory(to, ignored) ? "kept" : "failed: " + ec.message();
+  }
+  return "published";
+}
+
+}  // namespace kjudge
