@@ -35,7 +35,8 @@ fi
 # is declared by torch (inductor uses it on Python >= 3.12); pyyaml is optional but the
 # GPU MODE importer reads task.yml with it.
 PURE_DEPS=(filelock "typing-extensions>=4.10.0" "sympy>=1.13.3" "networkx>=2.5.1" jinja2 MarkupSafe
-           "fsspec>=0.8.5" mpmath "setuptools<82" pyyaml numpy)
+           "fsspec>=0.8.5" mpmath "setuptools<82" pyyaml numpy
+           einops)  # einops: KernelBench level 3 (Mamba2) imports it
 
 verify() {
   "$PY" - <<'EOF'
@@ -57,6 +58,8 @@ if [ -x "$PY" ] && "$PY" -c "import torch, sympy, jinja2, yaml; torch.softmax(to
   # Present and importable: reused as it is (the full check with torch.compile ran when it was
   # installed; it takes ~30 s on a two-core machine).
   echo "install-torch: reusing $VENV ($("$PY" -c 'import torch; print("torch", torch.__version__)' 2>/dev/null))"
+  # A venv made before a pure dependency was added gets it (pip leaves the installed ones).
+  "$PY" -c "import einops" >/dev/null 2>&1 || "$PY" -m pip install --quiet "${PURE_DEPS[@]}"
   exit 0
 fi
 if [ -x "$PY" ]; then
