@@ -250,6 +250,12 @@ json timing_section(const options& o, const json& kernel, const result_document&
 
 }  // namespace
 
+json measure_shares(const options& o, const std::string& problem) {
+  scratch_dir dir;
+  write_shared_files(dir.path(), o);
+  return profile_shares(o, dir.path(), problem);
+}
+
 outcome run(const options& o) {
   std::string problem = o.problem;
   const bool inferred = problem.empty();

@@ -152,6 +152,7 @@ def make_op(problem, library, kernel=None):
 
     @torch.library.custom_op(f"kjudge_e2e::{problem}", mutates_args=())
     def op(inputs: list[torch.Tensor], scalars: list[float]) -> torch.Tensor:
+        _calls[0] += 1
         return kernel(inputs, scalars)
 
     @op.register_fake
@@ -162,7 +163,11 @@ def make_op(problem, library, kernel=None):
     return op
 
 
-_calls = [0]  # calls of the replaced target (at trace time under torch.compile)
+# Calls of the candidate's op, counted in its body: torch.compile never traces it (the op is
+# opaque), so the count is no state of the compiled graph. Counted in the traced forward instead,
+# Dynamo would guard on its value and recompile the model at every call, until its recompile limit
+# sent the frame back to eager.
+_calls = [0]
 
 
 class Replaced(torch.nn.Module):
@@ -176,7 +181,6 @@ class Replaced(torch.nn.Module):
 
     def forward(self, *args):
         op, adapter = self._kj
-        _calls[0] += 1
         ins, scalars = adapter(self.inner, *args)
         return op(list(ins), [float(s) for s in scalars])
 
@@ -201,7 +205,6 @@ def _patch_function(dotted, op, adapter, namespaces):
         raise ValueError(f"kjudge e2e: {dotted} does not exist")
 
     def replaced(*args, **kwargs):
-        _calls[0] += 1
         ins, scalars = adapter(*args, **kwargs)
         return op(list(ins), [float(s) for s in scalars])
 
@@ -259,16 +262,23 @@ def _device_time(evt, cuda):
     return getattr(evt, "device_time_total", None) or getattr(evt, "cuda_time_total", 0)
 
 
+def _compiled_graphs():
+    from torch._dynamo.utils import counters
+    return counters["stats"].get("unique_graphs", 0)
+
+
 def _profiled_share(model, inputs, cuda, steps=3):
     """The share of the steps' time spent inside kjudge_e2e_target ranges: torch.profiler over
     `steps` steps after two warm-up ones; device time on cuda (the kernels launched inside the
-    ranges), cpu time on cpu."""
+    ranges), cpu time on cpu. Returns (share or None, graphs torch.compile compiled during the
+    profiled steps: 0 unless the model recompiles, which would make the share a compiler's)."""
     from torch.profiler import ProfilerActivity, profile, record_function
     with torch.no_grad():
         for _ in range(2):
             model(*inputs)
         if cuda:
             torch.cuda.synchronize()
+        graphs = _compiled_graphs()
         acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
         with profile(activities=acts) as prof:
             for _ in range(steps):
@@ -276,12 +286,13 @@ def _profiled_share(model, inputs, cuda, steps=3):
                     model(*inputs)
             if cuda:
                 torch.cuda.synchronize()
+        graphs = _compiled_graphs() - graphs
     times = {e.key: _device_time(e, cuda) for e in prof.key_averages()}
     step, target = times.get("kjudge_e2e_step", 0), times.get("kjudge_e2e_target", 0)
     if not step or (cuda and not target):
         # Device time of a range is attributed only where the profiler links kernels to it.
-        return None
-    return min(1.0, target / step)
+        return None, graphs
+    return min(1.0, target / step), graphs
 
 
 def _annotate_target(model_mod, model, target):
@@ -313,8 +324,10 @@ def _annotate_target(model_mod, model, target):
 
 
 def profile(cfg):
-    """The replaced target's share of a step: in the model eager (its own op), and in the model
-    compiled per mode with the candidate in it (the candidate's op, one opaque call there)."""
+    """The replaced target's share of a step: in the model eager (its own op, the range around its
+    call); and in the model with the candidate in it, eager and compiled per mode, the candidate's
+    op (the range inside the op's body, which torch.compile leaves opaque: the same range in both,
+    so these two shares are measured alike)."""
     cuda = cfg.get("device") == "cuda"
     device = torch.device("cuda" if cuda else "cpu")
     torch.set_grad_enabled(False)
@@ -325,20 +338,25 @@ def profile(cfg):
     model = model_mod.Model(*init).to(device)
     if _annotate_target(model_mod, model, cfg["target"]) == 0:
         raise ValueError(f"kjudge e2e: the model has no module of class {cfg['target']}")
-    out = {"eager": _profiled_share(model, inputs, cuda), "compiled_with_candidate": {},
+    out = {"eager": _profiled_share(model, inputs, cuda)[0], "compiled_with_candidate": {},
+           "graphs_compiled_in_steps": {},
            "method": "torch.profiler, " + ("device" if cuda else "cpu") + " time, 3 steps after 2 warm-up steps"}
-    if cfg.get("compile_modes"):
-        from torch.profiler import record_function
-        kernel = Kernel(cfg["library"])
+    from torch.profiler import record_function
+    kernel = Kernel(cfg["library"])
 
-        def annotated(inputs_, scalars):
-            with record_function("kjudge_e2e_target"):
-                return kernel(inputs_, scalars)
+    def annotated(inputs_, scalars):
+        with record_function("kjudge_e2e_target"):
+            return kernel(inputs_, scalars)
 
-        for mode in cfg["compile_modes"]:
-            new_cfg = dict(cfg, compile=mode, model=os.path.basename(cfg["model_path"]),
-                           library=os.path.basename(cfg["library"]))
-            mn = model_new(os.path.dirname(cfg["model_path"]), new_cfg, kernel=annotated)
-            torch.manual_seed(int(cfg.get("seed", 42)))
-            out["compiled_with_candidate"][mode] = _profiled_share(mn(*init).to(device), inputs, cuda)
+    for mode in [None] + list(cfg.get("compile_modes") or []):
+        new_cfg = dict(cfg, compile=mode, model=os.path.basename(cfg["model_path"]),
+                       library=os.path.basename(cfg["library"]))
+        mn = model_new(os.path.dirname(cfg["model_path"]), new_cfg, kernel=annotated)
+        torch.manual_seed(int(cfg.get("seed", 42)))
+        share, graphs = _profiled_share(mn(*init).to(device), inputs, cuda)
+        if mode is None:
+            out["eager_with_candidate"] = share
+        else:
+            out["compiled_with_candidate"][mode] = share
+            out["graphs_compiled_in_steps"][mode] = graphs
     return out
