@@ -140,6 +140,11 @@ json kernel_section(const result_document& k) {
   return s;
 }
 
+// The case that made a level reject (the judge stops at it, so it is in no `cases` list), or null.
+json failing_case(const result_verdict& v) {
+  return v.evidence.is_object() && v.evidence.contains("case") ? v.evidence["case"] : json();
+}
+
 json opt(const std::optional<double>& v) {
   return v ? json(*v) : json();
 }
@@ -212,6 +217,52 @@ json profile_shares(const options& o, const fs::path& dir, const std::string& pr
   return answer["result"];
 }
 
+const result_samples* samples_of(const result_document& d, const std::string& party) {
+  if (!d.timing || d.timing->cases.empty()) return nullptr;
+  const result_timing_case& t = d.timing->cases.front();  // the model's one input: get_inputs()
+  if (party.empty()) return t.candidate ? &*t.candidate : nullptr;
+  for (const auto& b : t.baselines)
+    if (b.name == party) return &b;
+  return nullptr;
+}
+
+// A configuration's time per step as the evaluation that timed it recorded it (`rounds` names
+// that evaluation's candidate), beside the target's share of its step.
+json config_row(const std::string& config, const std::string& rounds, const result_samples* s, json share) {
+  json r{{"config", config}, {"rounds", rounds}, {"share", std::move(share)}};
+  if (s == nullptr) return r;
+  r.update(json{{"median_s", opt(s->median_s)},
+                {"q25_s", opt(s->q25_s)},
+                {"q75_s", opt(s->q75_s)},
+                {"min_s", opt(s->min_s)},
+                {"max_s", opt(s->max_s)},
+                {"n", s->n ? json(*s->n) : json()},
+                {"round_medians_s", s->round_medians_s ? json(*s->round_medians_s) : json()}});
+  return r;
+}
+
+// Each model configuration once: the model eager and compiled, and eager with the candidate, from
+// the rounds of the eager model with the candidate; each compiled model with the candidate from
+// its own rounds.
+json config_rows(const options& o, const result_document& eager, const std::map<std::string, result_document>& compiled,
+                 const json& shares) {
+  const json with = shares.value("compiled_with_candidate", json::object());
+  json rows = json::array(
+      {config_row("eager", "eager+candidate", samples_of(eager, "torch:eager"), shares.value("eager", json())),
+       config_row("eager+candidate", "eager+candidate", samples_of(eager, ""),
+                  shares.value("eager_with_candidate", json()))});
+  for (const auto& mode : o.compile_modes) {
+    // Without the candidate the op may be fused away: no share of its own.
+    rows.push_back(
+        config_row("compile:" + mode, "eager+candidate", samples_of(eager, "torch:compile:" + mode), nullptr));
+    const auto it = compiled.find(mode);
+    if (it != compiled.end())
+      rows.push_back(config_row("compile:" + mode + "+candidate", "compile:" + mode + "+candidate",
+                                samples_of(it->second, ""), with.value(mode, json())));
+  }
+  return rows;
+}
+
 // A row of the timing table: what was measured against what, beside Amdahl's prediction.
 json timing_row(const std::string& config, const std::string& vs, json measured, json predicted) {
   return json{{"config", config}, {"vs", vs}, {"measured", std::move(measured)}, {"predicted", std::move(predicted)}};
@@ -245,7 +296,7 @@ json timing_section(const options& o, const json& kernel, const result_document&
     rows.push_back(
         timing_row("compile:" + mode + "+candidate", "torch:eager", figure(it->second, "torch:eager"), nullptr));
   }
-  return json{{"share", shares}, {"rows", rows}};
+  return json{{"share", shares}, {"rows", rows}, {"configs", config_rows(o, eager, compiled, shares)}};
 }
 
 }  // namespace
@@ -289,7 +340,8 @@ outcome run(const options& o) {
       e2e["verdict"] = json{{"stage", "kernel"},
                             {"status", std::string(verdict_status_name(out.doc.verdict.status))},
                             {"rule", e2e["kernel"]["verdict"]["rule"]},
-                            {"reasons", out.doc.verdict.reasons}};
+                            {"reasons", out.doc.verdict.reasons},
+                            {"case", failing_case(out.doc.verdict)}};
       out.exit_status = out.doc.exit_status();
       out.doc.extra["e2e"] = e2e;
       return out;
@@ -326,7 +378,8 @@ outcome run(const options& o) {
   e2e["verdict"] = json{{"stage", ok ? json() : json("model")},
                         {"status", ok ? std::string("ok") : std::string(verdict_status_name(failed->verdict.status))},
                         {"rule", ok || !failed->verdict.rule ? json() : json(*failed->verdict.rule)},
-                        {"reasons", ok ? std::vector<std::string>{} : failed->verdict.reasons}};
+                        {"reasons", ok ? std::vector<std::string>{} : failed->verdict.reasons},
+                        {"case", ok ? json() : failing_case(failed->verdict)}};
   if (o.model_only) out.doc = m;
   out.exit_status = ok ? 0 : failed->exit_status();
   out.doc.extra["e2e"] = e2e;
