@@ -36,8 +36,10 @@ e2e::options to_e2e_options(const e2e_flags& f) {
   o.model = f.model;
   o.target = f.replace.substr(0, eq);
   o.candidate = f.replace.substr(eq + 1);
-  if (o.candidate.extension() != ".cpp" && o.candidate.extension() != ".cu")
-    throw usage_error("--replace: the candidate must be a .cpp or .cu kjudge candidate (the candidate ABI)");
+  if (o.candidate.extension() != ".cpp" && o.candidate.extension() != ".cu" && o.candidate.extension() != ".py")
+    throw usage_error(
+        "--replace: the candidate must be a .cpp or .cu kjudge candidate (the candidate ABI) or a .py one "
+        "(kernel(*inputs, **scalars) or ModelNew)");
   std::error_code ec;
   if (!fs::is_regular_file(o.model, ec)) throw usage_error(f.model + ": no such file");
   if (!fs::is_regular_file(o.candidate, ec)) throw usage_error(o.candidate.string() + ": no such file");
@@ -85,7 +87,9 @@ void add_e2e_command(CLI::App& app) {
       ->add_option("--replace", g_flags.replace,
                    "TARGET=CANDIDATE: TARGET a module class of the model (RMSNorm, LayerNorm, GeluBiasResidual) or a "
                    "dotted function (torch.softmax, torch.nn.functional.softmax, torch.nn.functional.layer_norm); "
-                   "CANDIDATE a .cpp/.cu kjudge candidate of the matching suite problem")
+                   "CANDIDATE a .cpp/.cu kjudge candidate of the matching suite problem, or a .py one (kernel(*inputs, "
+                   "**scalars) "
+                   "or a ModelNew class, as `kjudge eval` takes for a suite problem)")
       ->required();
   g_e2e->add_option("--problem", g_flags.problem,
                     "the suite problem the candidate solves (default: inferred from TARGET's name: softmax, rmsnorm, "

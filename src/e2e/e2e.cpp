@@ -83,11 +83,21 @@ fs::path build_library(const options& o) {
   return b.library;
 }
 
-// The runtime, the model and the candidate's library, beside the generated ModelNew files.
+bool is_python(const options& o) {
+  return o.candidate.extension() == ".py";
+}
+
+// The candidate beside the generated files: its shared object, or a .py candidate itself.
+std::string candidate_file(const options& o) {
+  return is_python(o) ? "kjudge_e2e_candidate.py" : "kjudge_e2e_candidate.so";
+}
+
+// The runtime, the model and the candidate, beside the generated ModelNew files.
 void write_shared_files(const fs::path& dir, const options& o) {
   write_text(dir / "kjudge_e2e_runtime.py", py::kjudge_e2e_source);
   fs::copy_file(o.model, dir / "kjudge_e2e_model.py", fs::copy_options::overwrite_existing);
-  fs::copy_file(build_library(o), dir / "kjudge_e2e_candidate.so", fs::copy_options::overwrite_existing);
+  fs::copy_file(is_python(o) ? o.candidate : build_library(o), dir / candidate_file(o),
+                fs::copy_options::overwrite_existing);
 }
 
 // The generated candidate of the model problem: ModelNew from the runtime, configured; compiled
@@ -96,7 +106,7 @@ fs::path write_model_new(const fs::path& dir, const options& o, const std::strin
   json cfg{{"model", "kjudge_e2e_model.py"},
            {"problem", problem},
            {"target", o.target},
-           {"library", "kjudge_e2e_candidate.so"},
+           {"library", candidate_file(o)},
            {"compile", mode.empty() ? json() : json(mode)}};
   fs::path file = dir / ("model_new" + (mode.empty() ? std::string() : "_" + mode) + ".py");
   write_text(file,
@@ -207,7 +217,7 @@ json profile_shares(const options& o, const fs::path& dir, const std::string& pr
                                      json{{"kind", "e2e_profile"},
                                           {"runtime", (dir / "kjudge_e2e_runtime.py").string()},
                                           {"model_path", (dir / "kjudge_e2e_model.py").string()},
-                                          {"library", (dir / "kjudge_e2e_candidate.so").string()},
+                                          {"library", (dir / candidate_file(o)).string()},
                                           {"target", o.target},
                                           {"problem", problem},
                                           {"device", o.kernel.device},

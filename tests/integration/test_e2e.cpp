@@ -115,6 +115,29 @@ TEST_F(E2e, HonestSoftmaxReplacesAFunction) {
   EXPECT_EQ(run.doc["e2e"]["verdict"]["status"], "ok");
 }
 
+TEST_F(E2e, PythonCandidatesReplaceAFunctionAndAModule) {
+  // kernel(x) calling torch.softmax itself: inside the candidate the replaced function is torch's.
+  const auto fn =
+      e2e({"--replace", "torch.softmax=" + std::string(KJUDGE_TEST_DATA) + "/python/candidates/softmax_torch.py"});
+  ASSERT_EQ(fn.r.exit_status, 0) << fn.r.output;
+  EXPECT_EQ(fn.doc["e2e"]["kernel"]["verdict"]["status"], "ok_not_faster");
+  EXPECT_EQ(fn.doc["e2e"]["model_level"]["verdict"]["status"], "ok_not_faster");
+  EXPECT_EQ(fn.doc["e2e"]["verdict"]["status"], "ok");
+  // A ModelNew class taking the scalar by name (eps, from the replaced module's attribute).
+  const auto mod =
+      e2e({"--replace", "RMSNorm=" + std::string(KJUDGE_TEST_DATA) + "/python/candidates/rmsnorm_module.py",
+           "--model-only"});
+  ASSERT_EQ(mod.r.exit_status, 0) << mod.r.output;
+  EXPECT_EQ(mod.doc["e2e"]["model_level"]["verdict"]["status"], "ok_not_faster");
+  // The model runs the .py candidate: a wrong one fails the model level on its own.
+  const auto wrong =
+      e2e({"--replace", "torch.softmax=" + std::string(KJUDGE_TEST_DATA) + "/python/candidates/softmax_off_by_scale.py",
+           "--model-only"});
+  EXPECT_EQ(wrong.r.exit_status, 1) << wrong.r.output;
+  EXPECT_EQ(wrong.doc["e2e"]["verdict"]["stage"], "model");
+  EXPECT_EQ(wrong.doc["e2e"]["model_level"]["verdict"]["status"], "wrong_result");
+}
+
 TEST_F(E2e, WrongSoftmaxStopsAtTheKernelLevel) {
   const auto run = e2e({"--replace", "torch.softmax=" + candidate("wrong_softmax_off_by_scale.cpp")});
   EXPECT_EQ(run.r.exit_status, 1) << run.r.output;
