@@ -9,6 +9,8 @@
 #include "core/error.hpp"
 #include "core/json_file.hpp"
 #include "e2e/e2e.hpp"
+#include "loop/journal.hpp"
+#include "report/html.hpp"
 #include "report/progress.hpp"
 
 namespace kjudge::cli {
@@ -18,7 +20,7 @@ namespace {
 namespace fs = std::filesystem;
 
 struct e2e_flags {
-  std::string model, replace, problem, json_path, compile_modes;
+  std::string model, replace, problem, json_path, html_path, compile_modes;
   bool model_only = false;
   eval_flags eval;
 };
@@ -34,8 +36,10 @@ e2e::options to_e2e_options(const e2e_flags& f) {
   o.model = f.model;
   o.target = f.replace.substr(0, eq);
   o.candidate = f.replace.substr(eq + 1);
-  if (o.candidate.extension() != ".cpp" && o.candidate.extension() != ".cu")
-    throw usage_error("--replace: the candidate must be a .cpp or .cu kjudge candidate (the candidate ABI)");
+  if (o.candidate.extension() != ".cpp" && o.candidate.extension() != ".cu" && o.candidate.extension() != ".py")
+    throw usage_error(
+        "--replace: the candidate must be a .cpp or .cu kjudge candidate (the candidate ABI) or a .py one "
+        "(kernel(*inputs, **scalars) or ModelNew)");
   std::error_code ec;
   if (!fs::is_regular_file(o.model, ec)) throw usage_error(f.model + ": no such file");
   if (!fs::is_regular_file(o.candidate, ec)) throw usage_error(o.candidate.string() + ": no such file");
@@ -66,6 +70,7 @@ int cmd_e2e(const e2e_flags& f) {
   pl.clear();
   const nlohmann::json doc = r.doc.to_json();
   if (!f.json_path.empty()) write_json_file(f.json_path, doc);
+  if (!f.html_path.empty()) loop::write_file_atomic(f.html_path, render_html_e2e(doc));
   std::fputs(e2e::console_table(doc["e2e"]).c_str(), stdout);
   return r.exit_status;
 }
@@ -82,7 +87,9 @@ void add_e2e_command(CLI::App& app) {
       ->add_option("--replace", g_flags.replace,
                    "TARGET=CANDIDATE: TARGET a module class of the model (RMSNorm, LayerNorm, GeluBiasResidual) or a "
                    "dotted function (torch.softmax, torch.nn.functional.softmax, torch.nn.functional.layer_norm); "
-                   "CANDIDATE a .cpp/.cu kjudge candidate of the matching suite problem")
+                   "CANDIDATE a .cpp/.cu kjudge candidate of the matching suite problem, or a .py one (kernel(*inputs, "
+                   "**scalars) "
+                   "or a ModelNew class, as `kjudge eval` takes for a suite problem)")
       ->required();
   g_e2e->add_option("--problem", g_flags.problem,
                     "the suite problem the candidate solves (default: inferred from TARGET's name: softmax, rmsnorm, "
@@ -94,6 +101,10 @@ void add_e2e_command(CLI::App& app) {
                     "max-autotune-no-cudagraphs) the model is also timed in, without and with the candidate "
                     "(default: none, eager only)");
   g_e2e->add_option("--json", g_flags.json_path, "write the result document (the kernel-level one, with `e2e`)");
+  g_e2e->add_option("--html", g_flags.html_path,
+                    "write a self-contained HTML page of the result: the e2e verdict, each model configuration's "
+                    "time and share, measured and predicted speedups, the model-level cases (as `kjudge report "
+                    "RESULT.json --html` on the --json document)");
   add_eval_flags(g_e2e, g_flags.eval);
   // e2e writes no store entry, and the model's sizes are its file's: these of eval's do not apply.
   for (const char* name : {"--db", "--no-store", "--shape-scale"}) g_e2e->remove_option(g_e2e->get_option(name));

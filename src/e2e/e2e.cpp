@@ -83,11 +83,21 @@ fs::path build_library(const options& o) {
   return b.library;
 }
 
-// The runtime, the model and the candidate's library, beside the generated ModelNew files.
+bool is_python(const options& o) {
+  return o.candidate.extension() == ".py";
+}
+
+// The candidate beside the generated files: its shared object, or a .py candidate itself.
+std::string candidate_file(const options& o) {
+  return is_python(o) ? "kjudge_e2e_candidate.py" : "kjudge_e2e_candidate.so";
+}
+
+// The runtime, the model and the candidate, beside the generated ModelNew files.
 void write_shared_files(const fs::path& dir, const options& o) {
   write_text(dir / "kjudge_e2e_runtime.py", py::kjudge_e2e_source);
   fs::copy_file(o.model, dir / "kjudge_e2e_model.py", fs::copy_options::overwrite_existing);
-  fs::copy_file(build_library(o), dir / "kjudge_e2e_candidate.so", fs::copy_options::overwrite_existing);
+  fs::copy_file(is_python(o) ? o.candidate : build_library(o), dir / candidate_file(o),
+                fs::copy_options::overwrite_existing);
 }
 
 // The generated candidate of the model problem: ModelNew from the runtime, configured; compiled
@@ -96,7 +106,7 @@ fs::path write_model_new(const fs::path& dir, const options& o, const std::strin
   json cfg{{"model", "kjudge_e2e_model.py"},
            {"problem", problem},
            {"target", o.target},
-           {"library", "kjudge_e2e_candidate.so"},
+           {"library", candidate_file(o)},
            {"compile", mode.empty() ? json() : json(mode)}};
   fs::path file = dir / ("model_new" + (mode.empty() ? std::string() : "_" + mode) + ".py");
   write_text(file,
@@ -138,6 +148,11 @@ json kernel_section(const result_document& k) {
     s["per_baseline"] = per;
   }
   return s;
+}
+
+// The case that made a level reject (the judge stops at it, so it is in no `cases` list), or null.
+json failing_case(const result_verdict& v) {
+  return v.evidence.is_object() && v.evidence.contains("case") ? v.evidence["case"] : json();
 }
 
 json opt(const std::optional<double>& v) {
@@ -202,7 +217,7 @@ json profile_shares(const options& o, const fs::path& dir, const std::string& pr
                                      json{{"kind", "e2e_profile"},
                                           {"runtime", (dir / "kjudge_e2e_runtime.py").string()},
                                           {"model_path", (dir / "kjudge_e2e_model.py").string()},
-                                          {"library", (dir / "kjudge_e2e_candidate.so").string()},
+                                          {"library", (dir / candidate_file(o)).string()},
                                           {"target", o.target},
                                           {"problem", problem},
                                           {"device", o.kernel.device},
@@ -210,6 +225,52 @@ json profile_shares(const options& o, const fs::path& dir, const std::string& pr
                                      600);
   if (!answer.value("ok", false)) return json{{"error", answer.value("error", "?")}};
   return answer["result"];
+}
+
+const result_samples* samples_of(const result_document& d, const std::string& party) {
+  if (!d.timing || d.timing->cases.empty()) return nullptr;
+  const result_timing_case& t = d.timing->cases.front();  // the model's one input: get_inputs()
+  if (party.empty()) return t.candidate ? &*t.candidate : nullptr;
+  for (const auto& b : t.baselines)
+    if (b.name == party) return &b;
+  return nullptr;
+}
+
+// A configuration's time per step as the evaluation that timed it recorded it (`rounds` names
+// that evaluation's candidate), beside the target's share of its step.
+json config_row(const std::string& config, const std::string& rounds, const result_samples* s, json share) {
+  json r{{"config", config}, {"rounds", rounds}, {"share", std::move(share)}};
+  if (s == nullptr) return r;
+  r.update(json{{"median_s", opt(s->median_s)},
+                {"q25_s", opt(s->q25_s)},
+                {"q75_s", opt(s->q75_s)},
+                {"min_s", opt(s->min_s)},
+                {"max_s", opt(s->max_s)},
+                {"n", s->n ? json(*s->n) : json()},
+                {"round_medians_s", s->round_medians_s ? json(*s->round_medians_s) : json()}});
+  return r;
+}
+
+// Each model configuration once: the model eager and compiled, and eager with the candidate, from
+// the rounds of the eager model with the candidate; each compiled model with the candidate from
+// its own rounds.
+json config_rows(const options& o, const result_document& eager, const std::map<std::string, result_document>& compiled,
+                 const json& shares) {
+  const json with = shares.value("compiled_with_candidate", json::object());
+  json rows = json::array(
+      {config_row("eager", "eager+candidate", samples_of(eager, "torch:eager"), shares.value("eager", json())),
+       config_row("eager+candidate", "eager+candidate", samples_of(eager, ""),
+                  shares.value("eager_with_candidate", json()))});
+  for (const auto& mode : o.compile_modes) {
+    // Without the candidate the op may be fused away: no share of its own.
+    rows.push_back(
+        config_row("compile:" + mode, "eager+candidate", samples_of(eager, "torch:compile:" + mode), nullptr));
+    const auto it = compiled.find(mode);
+    if (it != compiled.end())
+      rows.push_back(config_row("compile:" + mode + "+candidate", "compile:" + mode + "+candidate",
+                                samples_of(it->second, ""), with.value(mode, json())));
+  }
+  return rows;
 }
 
 // A row of the timing table: what was measured against what, beside Amdahl's prediction.
@@ -245,10 +306,16 @@ json timing_section(const options& o, const json& kernel, const result_document&
     rows.push_back(
         timing_row("compile:" + mode + "+candidate", "torch:eager", figure(it->second, "torch:eager"), nullptr));
   }
-  return json{{"share", shares}, {"rows", rows}};
+  return json{{"share", shares}, {"rows", rows}, {"configs", config_rows(o, eager, compiled, shares)}};
 }
 
 }  // namespace
+
+json measure_shares(const options& o, const std::string& problem) {
+  scratch_dir dir;
+  write_shared_files(dir.path(), o);
+  return profile_shares(o, dir.path(), problem);
+}
 
 outcome run(const options& o) {
   std::string problem = o.problem;
@@ -283,7 +350,8 @@ outcome run(const options& o) {
       e2e["verdict"] = json{{"stage", "kernel"},
                             {"status", std::string(verdict_status_name(out.doc.verdict.status))},
                             {"rule", e2e["kernel"]["verdict"]["rule"]},
-                            {"reasons", out.doc.verdict.reasons}};
+                            {"reasons", out.doc.verdict.reasons},
+                            {"case", failing_case(out.doc.verdict)}};
       out.exit_status = out.doc.exit_status();
       out.doc.extra["e2e"] = e2e;
       return out;
@@ -320,7 +388,8 @@ outcome run(const options& o) {
   e2e["verdict"] = json{{"stage", ok ? json() : json("model")},
                         {"status", ok ? std::string("ok") : std::string(verdict_status_name(failed->verdict.status))},
                         {"rule", ok || !failed->verdict.rule ? json() : json(*failed->verdict.rule)},
-                        {"reasons", ok ? std::vector<std::string>{} : failed->verdict.reasons}};
+                        {"reasons", ok ? std::vector<std::string>{} : failed->verdict.reasons},
+                        {"case", ok ? json() : failing_case(failed->verdict)}};
   if (o.model_only) out.doc = m;
   out.exit_status = ok ? 0 : failed->exit_status();
   out.doc.extra["e2e"] = e2e;

@@ -47,6 +47,13 @@ struct outcome {
   int exit_status = 0;  // 0 correct at both levels, 1 rejected at either, 2 the model or target is unusable
 };
 
+// The target's share of a step (docs/e2e.md#timing), profiled in a kjudge-worker-py --inspect
+// process in a scratch directory: `eager` (the model's own target), `eager_with_candidate` and
+// `compiled_with_candidate` {mode} (the candidate's op, the same range in both), and
+// `graphs_compiled_in_steps` {mode} (0 unless the compiled model recompiled while profiled);
+// or {`error`}. Uses o.model, o.target, o.candidate, o.kernel.device and o.compile_modes.
+nlohmann::json measure_shares(const options& o, const std::string& problem);
+
 // Runs the kernel-level judgement, then the model-level one. Throws usage_error for bad usage
 // (unknown target, a model without the target, no Python).
 outcome run(const options& o);

@@ -75,6 +75,42 @@ class Kernel:
         return out.reshape(inputs[0].shape)
 
 
+# The suite problems' scalars by name (problems/<name>/problem.toml), for a Python candidate.
+_SCALAR_NAMES = {"softmax": [], "rmsnorm": ["eps"], "layernorm": ["eps"], "gelu_bias_residual": []}
+
+
+class PyKernel:
+    """A Python candidate for the suite problem, as `kjudge eval` takes one: kernel(*inputs,
+    **scalars), or a module class ModelNew() called so; given the same rows as Kernel, its output
+    reshaped to the first input's shape."""
+
+    def __init__(self, path, problem):
+        mod = _import(path, "kjudge_e2e_candidate_py")
+        fn = getattr(mod, "kernel", None)
+        if fn is None:
+            cls = getattr(mod, "ModelNew", None)
+            if not isinstance(cls, type):
+                raise ValueError(f"kjudge e2e: {os.path.basename(path)} defines neither kernel(...) nor ModelNew")
+            fn = cls()
+        self.fn, self.names = fn, _SCALAR_NAMES[problem]
+
+    def __call__(self, inputs, scalars):
+        n = inputs[0].shape[-1]
+        rows = [t.reshape(-1, n).contiguous() if t.dim() > 1 else t.contiguous() for t in inputs]
+        if isinstance(self.fn, torch.nn.Module):
+            self.fn = self.fn.to(rows[0].device)
+        out = self.fn(*rows, **dict(zip(self.names, scalars))).reshape(inputs[0].shape)
+        # A custom op's output may not alias its inputs (torch.library's rule).
+        if any(out.untyped_storage().data_ptr() == t.untyped_storage().data_ptr() for t in inputs + rows):
+            out = out.clone()
+        return out
+
+
+def load_kernel(path, problem):
+    """The candidate: a shared object through the ABI, or a .py file."""
+    return PyKernel(path, problem) if path.endswith(".py") else Kernel(path)
+
+
 def _attr(module, names, default=None):
     for n in names:
         v = getattr(module, n, None)
@@ -148,11 +184,16 @@ def make_op(problem, library, kernel=None):
     gives the output's shape and dtype, the first input's). One library per problem and process."""
     if problem in _OPS:
         return _OPS[problem]
-    kernel = kernel or Kernel(library)
+    kernel = kernel or load_kernel(library, problem)
 
     @torch.library.custom_op(f"kjudge_e2e::{problem}", mutates_args=())
     def op(inputs: list[torch.Tensor], scalars: list[float]) -> torch.Tensor:
-        return kernel(inputs, scalars)
+        _calls[0] += 1
+        _in_candidate[0] = True
+        try:
+            return kernel(inputs, scalars)
+        finally:
+            _in_candidate[0] = False
 
     @op.register_fake
     def _(inputs, scalars):
@@ -162,7 +203,14 @@ def make_op(problem, library, kernel=None):
     return op
 
 
-_calls = [0]  # calls of the replaced target (at trace time under torch.compile)
+# Calls of the candidate's op, counted in its body: torch.compile never traces it (the op is
+# opaque), so the count is no state of the compiled graph. Counted in the traced forward instead,
+# Dynamo would guard on its value and recompile the model at every call, until its recompile limit
+# sent the frame back to eager.
+_calls = [0]
+# True while the candidate runs: a Python candidate that calls the replaced function (its own
+# torch.softmax) gets the original, not itself.
+_in_candidate = [False]
 
 
 class Replaced(torch.nn.Module):
@@ -176,7 +224,6 @@ class Replaced(torch.nn.Module):
 
     def forward(self, *args):
         op, adapter = self._kj
-        _calls[0] += 1
         ins, scalars = adapter(self.inner, *args)
         return op(list(ins), [float(s) for s in scalars])
 
@@ -201,7 +248,8 @@ def _patch_function(dotted, op, adapter, namespaces):
         raise ValueError(f"kjudge e2e: {dotted} does not exist")
 
     def replaced(*args, **kwargs):
-        _calls[0] += 1
+        if _in_candidate[0]:
+            return original(*args, **kwargs)
         ins, scalars = adapter(*args, **kwargs)
         return op(list(ins), [float(s) for s in scalars])
 
@@ -259,16 +307,23 @@ def _device_time(evt, cuda):
     return getattr(evt, "device_time_total", None) or getattr(evt, "cuda_time_total", 0)
 
 
+def _compiled_graphs():
+    from torch._dynamo.utils import counters
+    return counters["stats"].get("unique_graphs", 0)
+
+
 def _profiled_share(model, inputs, cuda, steps=3):
     """The share of the steps' time spent inside kjudge_e2e_target ranges: torch.profiler over
     `steps` steps after two warm-up ones; device time on cuda (the kernels launched inside the
-    ranges), cpu time on cpu."""
+    ranges), cpu time on cpu. Returns (share or None, graphs torch.compile compiled during the
+    profiled steps: 0 unless the model recompiles, which would make the share a compiler's)."""
     from torch.profiler import ProfilerActivity, profile, record_function
     with torch.no_grad():
         for _ in range(2):
             model(*inputs)
         if cuda:
             torch.cuda.synchronize()
+        graphs = _compiled_graphs()
         acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
         with profile(activities=acts) as prof:
             for _ in range(steps):
@@ -276,12 +331,13 @@ def _profiled_share(model, inputs, cuda, steps=3):
                     model(*inputs)
             if cuda:
                 torch.cuda.synchronize()
+        graphs = _compiled_graphs() - graphs
     times = {e.key: _device_time(e, cuda) for e in prof.key_averages()}
     step, target = times.get("kjudge_e2e_step", 0), times.get("kjudge_e2e_target", 0)
     if not step or (cuda and not target):
         # Device time of a range is attributed only where the profiler links kernels to it.
-        return None
-    return min(1.0, target / step)
+        return None, graphs
+    return min(1.0, target / step), graphs
 
 
 def _annotate_target(model_mod, model, target):
@@ -313,8 +369,10 @@ def _annotate_target(model_mod, model, target):
 
 
 def profile(cfg):
-    """The replaced target's share of a step: in the model eager (its own op), and in the model
-    compiled per mode with the candidate in it (the candidate's op, one opaque call there)."""
+    """The replaced target's share of a step: in the model eager (its own op, the range around its
+    call); and in the model with the candidate in it, eager and compiled per mode, the candidate's
+    op (the range inside the op's body, which torch.compile leaves opaque: the same range in both,
+    so these two shares are measured alike)."""
     cuda = cfg.get("device") == "cuda"
     device = torch.device("cuda" if cuda else "cpu")
     torch.set_grad_enabled(False)
@@ -325,20 +383,25 @@ def profile(cfg):
     model = model_mod.Model(*init).to(device)
     if _annotate_target(model_mod, model, cfg["target"]) == 0:
         raise ValueError(f"kjudge e2e: the model has no module of class {cfg['target']}")
-    out = {"eager": _profiled_share(model, inputs, cuda), "compiled_with_candidate": {},
+    out = {"eager": _profiled_share(model, inputs, cuda)[0], "compiled_with_candidate": {},
+           "graphs_compiled_in_steps": {},
            "method": "torch.profiler, " + ("device" if cuda else "cpu") + " time, 3 steps after 2 warm-up steps"}
-    if cfg.get("compile_modes"):
-        from torch.profiler import record_function
-        kernel = Kernel(cfg["library"])
+    from torch.profiler import record_function
+    kernel = load_kernel(cfg["library"], cfg["problem"])
 
-        def annotated(inputs_, scalars):
-            with record_function("kjudge_e2e_target"):
-                return kernel(inputs_, scalars)
+    def annotated(inputs_, scalars):
+        with record_function("kjudge_e2e_target"):
+            return kernel(inputs_, scalars)
 
-        for mode in cfg["compile_modes"]:
-            new_cfg = dict(cfg, compile=mode, model=os.path.basename(cfg["model_path"]),
-                           library=os.path.basename(cfg["library"]))
-            mn = model_new(os.path.dirname(cfg["model_path"]), new_cfg, kernel=annotated)
-            torch.manual_seed(int(cfg.get("seed", 42)))
-            out["compiled_with_candidate"][mode] = _profiled_share(mn(*init).to(device), inputs, cuda)
+    for mode in [None] + list(cfg.get("compile_modes") or []):
+        new_cfg = dict(cfg, compile=mode, model=os.path.basename(cfg["model_path"]),
+                       library=os.path.basename(cfg["library"]))
+        mn = model_new(os.path.dirname(cfg["model_path"]), new_cfg, kernel=annotated)
+        torch.manual_seed(int(cfg.get("seed", 42)))
+        share, graphs = _profiled_share(mn(*init).to(device), inputs, cuda)
+        if mode is None:
+            out["eager_with_candidate"] = share
+        else:
+            out["compiled_with_candidate"][mode] = share
+            out["graphs_compiled_in_steps"][mode] = graphs
     return out

@@ -10,6 +10,7 @@
 #include <limits>
 #include <optional>
 
+#include "report/detail/html_parts.hpp"
 #include "report/detail/result_fields.hpp"
 #include "report/report.hpp"
 #include "report/svg.hpp"
@@ -27,11 +28,6 @@ std::string esc(std::string_view s) {
 std::string count_text(const json& j, std::string_view key) {
   auto v = number_at(j, {key});
   return v ? fmt::format("{}", static_cast<long long>(*v)) : std::string("–");
-}
-
-std::string seconds_text(const json& j, std::string_view key) {
-  auto v = number_at(j, {key});
-  return v ? format_seconds(*v) : std::string("–");
 }
 
 std::string speedup_tick(double v) {
@@ -85,8 +81,9 @@ std::string header_section(const json& r) {
   return out + html::facts(f) + "</header>\n";
 }
 
-// The failing case's figures as (name, value) rows.
-std::vector<std::pair<std::string, std::string>> failing_case_facts(const json& c) {
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> detail::failing_case_facts(const json& c) {
   std::vector<std::pair<std::string, std::string>> f;
   f.emplace_back("case", case_label(c));
   if (auto k = string_at(c, {"kind"})) f.emplace_back("kind", *k);
@@ -103,16 +100,23 @@ std::vector<std::pair<std::string, std::string>> failing_case_facts(const json& 
   return f;
 }
 
-std::string why_section(const json& r) {
-  const std::string status = str_or(r, {"verdict", "status"}, "unknown");
-  std::string out = "<section id=\"why\" class=\"why\">\n<h2>Why rejected: " + esc(status);
-  if (auto rule = string_at(r, {"verdict", "rule"})) out += ", rule <code>" + esc(*rule) + "</code>";
+std::string detail::why_opening(std::string_view lead, const json& verdict) {
+  std::string out = "<section id=\"why\" class=\"why\">\n<h2>Why rejected: " + esc(lead) +
+                    esc(str_or(verdict, {"status"}, "unknown"));
+  if (auto rule = string_at(verdict, {"rule"})) out += ", rule <code>" + esc(*rule) + "</code>";
   out += "</h2>\n";
-  if (const auto& reasons = array_at(r, {"verdict", "reasons"}); !reasons.empty()) {
+  if (const auto& reasons = array_at(verdict, {"reasons"}); !reasons.empty()) {
     out += "<ul class=\"reasons\">\n";
     for (const auto& reason : reasons) out += "<li>" + esc(scalar_text(reason)) + "</li>\n";
     out += "</ul>\n";
   }
+  return out;
+}
+
+namespace {
+
+std::string why_section(const json& r) {
+  std::string out = why_opening("", r.contains("verdict") ? r["verdict"] : json());
   if (const json* c = first_failing_case(r)) out += "<h3>Failing case</h3>\n" + html::facts(failing_case_facts(*c));
   // The rule's evidence other than the case, verbatim: it is free-form per rule.
   if (const json* ev = json_at(r, {"verdict", "evidence"}); ev != nullptr) {
@@ -126,15 +130,6 @@ std::string why_section(const json& r) {
 }
 
 // ---- speedup forest plot ----
-
-struct forest_row {
-  std::string case_label, baseline;
-  double median = 0;
-  std::optional<std::pair<double, double>> ci;
-  bool strongest = false;
-  std::string estimate;  // why there is no interval; empty when there is one
-  bool total = false;    // the geometric mean over cases
-};
 
 std::vector<forest_row> forest_rows(const json& r) {
   std::vector<forest_row> rows;
@@ -171,9 +166,11 @@ std::vector<forest_row> forest_rows(const json& r) {
   return rows;
 }
 
+}  // namespace
+
 // A case's rows under a line of their own that names it, so that the baselines' names (up to
 // "torch:compile:max-autotune-no-cudagraphs (strongest)") have the whole left margin.
-std::string forest_plot(const std::vector<forest_row>& rows) {
+std::string detail::forest_plot(const std::vector<forest_row>& rows) {
   const double left = 370, right = 720, row_h = 20, top = 24;
   std::vector<double> y_of(rows.size());
   double y = top;
@@ -218,6 +215,8 @@ std::string forest_plot(const std::vector<forest_row>& rows) {
   }
   return s.str();
 }
+
+namespace {
 
 std::string forest_section(const json& r) {
   const auto rows = forest_rows(r);
@@ -290,15 +289,11 @@ std::string timing_section(const json& r) {
 
 // ---- sample distributions ----
 
-struct party_samples {
-  std::string name;
-  const json* s;
-  bool candidate;
-};
+}  // namespace
 
 // One box per party: whiskers min to max, the box q25 to q75, the median as a bar, each round's
 // median as a dot (the statistic the speedup's CI resamples).
-std::string box_plot(const json& t, const std::vector<party_samples>& parties, const std::string& mode) {
+std::string detail::box_plot(const json& t, const std::vector<party_samples>& parties, const std::string& mode) {
   const double left = 190, right = 700, row_h = 30, top = 10;
   double lo = std::numeric_limits<double>::infinity(), hi = 0;
   for (const auto& p : parties)
@@ -334,6 +329,8 @@ std::string box_plot(const json& t, const std::vector<party_samples>& parties, c
   }
   return s.str();
 }
+
+namespace {
 
 std::string distribution_section(const json& r) {
   const auto& tcases = array_at(r, {"timing", "cases"});
@@ -573,12 +570,22 @@ std::string env_section(const json& r) {
 
 }  // namespace
 
-std::string render_html(const nlohmann::json& r) {
+std::string detail::seconds_text(const json& j, std::string_view key) {
+  auto v = number_at(j, {key});
+  return v ? format_seconds(*v) : std::string("–");
+}
+
+std::string detail::evaluation_sections(const json& r, bool with_why) {
   const std::string status = str_or(r, {"verdict", "status"}, "unknown");
-  std::string body = header_section(r);
-  if (!is_ok_status(status)) body += why_section(r);
-  body += forest_section(r) + timing_section(r) + distribution_section(r) + ceiling_section(r) + memory_section(r) +
-          correctness_section(r) + census_section(r) + build_section(r) + env_section(r);
+  return (!with_why || is_ok_status(status) ? std::string() : why_section(r)) + forest_section(r) + timing_section(r) +
+         distribution_section(r) + ceiling_section(r) + memory_section(r) + correctness_section(r) + census_section(r) +
+         build_section(r) + env_section(r);
+}
+
+std::string render_html(const nlohmann::json& r) {
+  if (const json* e = json_at(r, {"e2e"}); e != nullptr && e->is_object()) return render_html_e2e(r);
+  const std::string status = str_or(r, {"verdict", "status"}, "unknown");
+  const std::string body = header_section(r) + evaluation_sections(r, true);
   const std::string title =
       "kjudge: " + str_or(r, {"problem", "name"}, "?") + " " + str_or(r, {"problem", "dtype"}, "") + " — " + status;
   return html::page(title, body);

@@ -15,6 +15,13 @@ namespace kjudge {
 // why: the rule, its reasons, the failing case, the worst element and what the envelope allowed.
 std::string render_html(const nlohmann::json& result);
 
+// The page of a `kjudge e2e` result (one with an `e2e` section; render_html gives it this page): the
+// e2e verdict, and for a rejection the level and case that failed, first; the kernel-level verdict
+// and speedup; each model configuration's time and the target's share of it; the model-level
+// speedups measured against Amdahl's predictions; the model-level cases; then the evaluation's own
+// sections.
+std::string render_html_e2e(const nlohmann::json& result);
+
 // The page of a set of results (a suite, a KernelBench level, a batch of runs): KernelBench's
 // fast_p against eager torch, the strongest torch.compile mode and the strongest baseline, one row
 // per result (fastest first), verdicts and rules counted. `labels[i]` names results[i] (its file);
