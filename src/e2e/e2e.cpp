@@ -221,6 +221,9 @@ json profile_shares(const options& o, const fs::path& dir, const std::string& pr
                                           {"target", o.target},
                                           {"problem", problem},
                                           {"device", o.kernel.device},
+                                          // As the timed parties' (one on cpu): the shares are
+                                          // of the steps the rounds time.
+                                          {"threads", torch_threads(o.kernel.device)},
                                           {"compile_modes", o.compile_modes}},
                                      600);
   if (!answer.value("ok", false)) return json{{"error", answer.value("error", "?")}};

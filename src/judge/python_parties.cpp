@@ -37,6 +37,8 @@ std::string dtype_of(const tensor_spec& t, dtype variant) {
   return t.dtype == "T" ? std::string(dtype_name(variant)) : t.dtype;
 }
 
+}  // namespace
+
 // Intra-op threads of torch in a Python party. On cpu one, unless KJUDGE_TORCH_THREADS or
 // OMP_NUM_THREADS says otherwise: the cpu backend times one call at a time next to the judge's
 // other workers, a C++ candidate runs on one thread unless it starts its own, and torch's pool on
@@ -47,8 +49,6 @@ int torch_threads(const std::string& device) {
   if (auto t = env_or_empty("OMP_NUM_THREADS"); !t.empty()) return std::max(0, std::atoi(t.c_str()));
   return device == "cpu" ? 1 : 0;
 }
-
-}  // namespace
 
 python_setup find_python_setup() {
   python_setup s;

@@ -27,6 +27,9 @@ struct python_setup {
 };
 python_setup find_python_setup();
 
+// Intra-op threads of torch in a Python party on `device` (0: torch's default).
+int torch_threads(const std::string& device);
+
 // How a problem is expressed in Python: the suite's reference.py (function `reference`), or an
 // imported problem's module (kjudge-import.json beside problem.toml).
 struct python_problem {

@@ -6,6 +6,7 @@
 import ctypes
 import importlib.util
 import os
+import statistics
 import sys
 
 import torch
@@ -312,11 +313,34 @@ def _compiled_graphs():
     return counters["stats"].get("unique_graphs", 0)
 
 
-def _profiled_share(model, inputs, cuda, steps=3):
-    """The share of the steps' time spent inside kjudge_e2e_target ranges: torch.profiler over
-    `steps` steps after two warm-up ones; device time on cuda (the kernels launched inside the
-    ranges), cpu time on cpu. Returns (share or None, graphs torch.compile compiled during the
-    profiled steps: 0 unless the model recompiles, which would make the share a compiler's)."""
+PROFILED_STEPS = 7
+
+
+def _step_shares(prof, cuda):
+    """Each profiled step's share: the kjudge_e2e_target ranges inside that step's range over the
+    step (device time on cuda, cpu time on cpu); None where a step has no time, or on cuda no
+    kernel linked to a target range."""
+    events = prof.events()
+    steps = [e for e in events if e.name == "kjudge_e2e_step"]
+    targets = [e for e in events if e.name == "kjudge_e2e_target"]
+    shares = []
+    for st in steps:
+        lo, hi = st.time_range.start, st.time_range.end
+        inside = sum(_device_time(t, cuda) for t in targets
+                     if lo <= t.time_range.start and t.time_range.end <= hi)
+        whole = _device_time(st, cuda)
+        if not whole or (cuda and not inside):
+            return None
+        shares.append(min(1.0, inside / whole))
+    return shares or None
+
+
+def _profiled_share(model, inputs, cuda, steps=PROFILED_STEPS):
+    """The target's share of a step: the median over `steps` profiled steps (after two warm-up
+    ones) of each step's share (_step_shares), so that a step slowed by the machine's other work
+    moves the figure less than an aggregate would. Returns (median or None, [min, max] or None,
+    graphs torch.compile compiled during the profiled steps: 0 unless the model recompiles, which
+    would make the share a compiler's)."""
     from torch.profiler import ProfilerActivity, profile, record_function
     with torch.no_grad():
         for _ in range(2):
@@ -329,15 +353,13 @@ def _profiled_share(model, inputs, cuda, steps=3):
             for _ in range(steps):
                 with record_function("kjudge_e2e_step"):
                     model(*inputs)
-            if cuda:
-                torch.cuda.synchronize()
+                if cuda:
+                    torch.cuda.synchronize()
         graphs = _compiled_graphs() - graphs
-    times = {e.key: _device_time(e, cuda) for e in prof.key_averages()}
-    step, target = times.get("kjudge_e2e_step", 0), times.get("kjudge_e2e_target", 0)
-    if not step or (cuda and not target):
-        # Device time of a range is attributed only where the profiler links kernels to it.
-        return None, graphs
-    return min(1.0, target / step), graphs
+    shares = _step_shares(prof, cuda)
+    if not shares:
+        return None, None, graphs
+    return statistics.median(shares), [min(shares), max(shares)], graphs
 
 
 def _annotate_target(model_mod, model, target):
@@ -376,6 +398,8 @@ def profile(cfg):
     cuda = cfg.get("device") == "cuda"
     device = torch.device("cuda" if cuda else "cpu")
     torch.set_grad_enabled(False)
+    if cfg.get("threads"):
+        torch.set_num_threads(int(cfg["threads"]))
     model_mod = _import(cfg["model_path"], "kjudge_e2e_profiled")
     init = model_mod.get_init_inputs()
     torch.manual_seed(int(cfg.get("seed", 42)))
@@ -383,9 +407,11 @@ def profile(cfg):
     model = model_mod.Model(*init).to(device)
     if _annotate_target(model_mod, model, cfg["target"]) == 0:
         raise ValueError(f"kjudge e2e: the model has no module of class {cfg['target']}")
-    out = {"eager": _profiled_share(model, inputs, cuda)[0], "compiled_with_candidate": {},
-           "graphs_compiled_in_steps": {},
-           "method": "torch.profiler, " + ("device" if cuda else "cpu") + " time, 3 steps after 2 warm-up steps"}
+    eager, eager_range, _ = _profiled_share(model, inputs, cuda)
+    out = {"eager": eager, "compiled_with_candidate": {}, "graphs_compiled_in_steps": {},
+           "range": {"eager": eager_range, "compiled_with_candidate": {}},
+           "method": "torch.profiler, " + ("device" if cuda else "cpu") +
+                     f" time, the median of {PROFILED_STEPS} steps' shares after 2 warm-up steps"}
     from torch.profiler import record_function
     kernel = load_kernel(cfg["library"], cfg["problem"])
 
@@ -398,10 +424,12 @@ def profile(cfg):
                        library=os.path.basename(cfg["library"]))
         mn = model_new(os.path.dirname(cfg["model_path"]), new_cfg, kernel=annotated)
         torch.manual_seed(int(cfg.get("seed", 42)))
-        share, graphs = _profiled_share(mn(*init).to(device), inputs, cuda)
+        share, spread, graphs = _profiled_share(mn(*init).to(device), inputs, cuda)
         if mode is None:
             out["eager_with_candidate"] = share
+            out["range"]["eager_with_candidate"] = spread
         else:
             out["compiled_with_candidate"][mode] = share
+            out["range"]["compiled_with_candidate"][mode] = spread
             out["graphs_compiled_in_steps"][mode] = graphs
     return out
