@@ -295,6 +295,48 @@ constraints = ["N % 2 == 1", "M <= N"]
   fs::remove_all(dir);
 }
 
+// A symbol whose hidden range is one value (a fixed batch of 1, as an import keeps it) leaves the
+// others free: the floor must still give every distribution a shape whose free extents are all >=
+// 2. A row of one element hides the offset and the wide inputs (a softmax without its max, a
+// one-pass variance), and with --hidden 0 the degenerate extremes alone cannot carry six
+// distributions.
+TEST(Planner, AFixedSymbolKeepsTheFloorOfTheOthers) {
+  std::string tmpl = (fs::temp_directory_path() / "kjudge_plan_XXXXXX").string();
+  ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
+  const fs::path dir = tmpl;
+  std::ofstream(dir / "reference.cpp") << "//\n";
+  std::ofstream(dir / "problem.toml") << R"toml(name = "fixed_batch"
+[signature]
+symbols = ["B", "M", "N"]
+inputs = [{ name = "x", shape = ["B", "M", "N"] }]
+outputs = [{ name = "y", shape = ["B", "M", "N"] }]
+[references]
+cpp = "reference.cpp"
+[[bench.cpu]]
+symbols = { B = 1, M = 8, N = 9 }
+[hidden.cpu]
+count = 10
+ranges = { B = [1, 1], M = [1, 4096], N = [1, 4096] }
+max_elements = 1500000
+distributions = ["uniform", "normal", "negative", "wide", "offset", "heavy"]
+)toml";
+  const problem_spec p = parse_problem_file(dir / "problem.toml");
+  const hidden_spec& h = p.hidden.at("cpu");
+  for (int asked : {0, 1, 4}) {
+    for (std::uint64_t seed = 0; seed < 20; ++seed) {
+      SCOPED_TRACE("--hidden " + std::to_string(asked) + " seed " + std::to_string(seed));
+      plan_options o = options("cpu", seed);
+      o.hidden_count = asked;
+      const case_plan plan = plan_cases(p, o);
+      std::set<std::string> on_free_regular;
+      for (const auto& c : plan.hidden_cases)
+        if (c.symbols.at("M") >= 2 && c.symbols.at("N") >= 2) on_free_regular.insert(c.distribution);
+      EXPECT_EQ(on_free_regular, std::set<std::string>(h.distributions.begin(), h.distributions.end()));
+    }
+  }
+  fs::remove_all(dir);
+}
+
 TEST(Planner, FreshSecretSeedsDiffer) {
   EXPECT_NE(fresh_secret_seed(), fresh_secret_seed());  // fails with probability 2^-64
 }
