@@ -101,7 +101,16 @@ verdict verdict_of_failure(const worker_failure& f, const std::string& what) {
       if (f.error_kind == "bad_input") return status_verdict(verdict_status::bad_input, {f.message}, ev);
       if (f.error_kind == "resource_limit") return status_verdict(verdict_status::resource_limit, {msg}, ev);
       if (f.error_kind == "runtime_error") return status_verdict(verdict_status::runtime_error, {msg}, ev);
-      throw internal_error("worker error during " + what + ": " + f.message);
+      // Any other kind ("internal") from the candidate's worker is the candidate's too: its code
+      // runs in that process and can cause one (a kj_workspace_bytes that throws on the shapes it
+      // fails) or forge one with the session token it can read there. As the judge's own fault it
+      // ended the evaluation without a verdict (exit 3), and `kjudge batch --retry` then judged
+      // the candidate again with a fresh secret seed: a second draw of the hidden cases.
+      ev["error_kind"] = f.error_kind;
+      return status_verdict(verdict_status::runtime_error,
+                            {"the candidate's worker reported an error of kind '" + f.error_kind + "': " + msg +
+                             " (its process runs the candidate's code, so the error is the candidate's)"},
+                            ev);
   }
   throw internal_error("unclassified worker failure");
 }
