@@ -89,9 +89,8 @@ class hidden_planner {
         add(largest_fitting(grow));
       }
     }
-    if (!regular_possible()) regular_wanted = 0;
     const auto regulars = [&] {
-      return static_cast<std::size_t>(std::count_if(out.begin(), out.end(), [](const auto& s) { return regular(s); }));
+      return static_cast<std::size_t>(std::count_if(out.begin(), out.end(), [&](const auto& s) { return regular(s); }));
     };
     while (static_cast<int>(out.size()) < count || regulars() < regular_wanted) {
       // Past `count`, a draw is kept only if it is regular: it is there for a distribution.
@@ -126,11 +125,15 @@ class hidden_planner {
     return out;
   }
 
-  // A shape with every extent >= 2. An extent of 1 (a row of one element, a single row) hides
+  // A shape with every extent >= 2 that its range allows (a symbol whose range is [1, 1] stays 1
+  // in every shape and does not count). An extent of 1 (a row of one element, a single row) hides
   // what a distribution tests: a one-pass variance is exact on a row of one and wrong on any
   // offset row of two or more.
-  static bool regular(const symbol_values& s) {
-    return std::all_of(s.begin(), s.end(), [](const auto& kv) { return kv.second >= 2; });
+  [[nodiscard]] bool regular(const symbol_values& s) const {
+    return std::all_of(m_h.ranges.begin(), m_h.ranges.end(), [&](const auto& r) {
+      const auto it = s.find(r.symbol);
+      return r.max < 2 || it == s.end() || it->second >= 2;
+    });
   }
 
   std::uint64_t next() { return draw(m_key, m_counter++); }
@@ -262,10 +265,6 @@ class hidden_planner {
     return std::nullopt;
   }
 
-  bool regular_possible() const {
-    return std::all_of(m_h.ranges.begin(), m_h.ranges.end(), [](const auto& r) { return r.max >= 2; });
-  }
-
   // Each symbol log-uniform over its range: small sizes are as likely per decade as large ones.
   symbol_values random_draw() {
     symbol_values s;
@@ -395,7 +394,7 @@ case_plan plan_cases(const problem_spec& p, const plan_options& o) {
     std::size_t turn = 0;
     for (const bool regular_pass : {true, false})
       for (std::size_t i = 0; i < shapes.size(); ++i)
-        if (detail::hidden_planner::regular(shapes[i]) == regular_pass) dist_of[i] = dists[turn++ % dists.size()];
+        if (planner.regular(shapes[i]) == regular_pass) dist_of[i] = dists[turn++ % dists.size()];
     for (std::size_t i = 0; i < shapes.size(); ++i) {
       plan.hidden_cases.push_back(make_case(p, o.variant, shapes[i], dist_of[i],
                                             mix_seed(o.secret_seed, detail::k_salt_hidden_case + i),
