@@ -1,10 +1,8 @@
 #include "judge/torch_compile_cache.hpp"
 
-#include <signal.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstdlib>
+#include <chrono>
 #include <system_error>
 
 #include "core/hash.hpp"
@@ -29,18 +27,18 @@ std::pair<std::size_t, std::uintmax_t> census(const fs::path& dir) {
   return {files, bytes};
 }
 
-// Removes `<key>.tmp-<pid>` copies whose process is gone (a kjudge killed mid-copy).
+// Removes `<key>.tmp-*` copies untouched for an hour: what a kjudge killed mid-copy left (a copy
+// takes seconds). Not by whether their pid is alive: KJUDGE_CACHE may be shared by other hosts
+// and containers, whose pids mean nothing here, and whose copy in progress must stay.
 void remove_orphaned_copies(const fs::path& root, const std::string& key) {
   std::error_code ec;
   const std::string prefix = key + ".tmp-";
+  const auto cutoff = fs::file_time_type::clock::now() - std::chrono::hours(1);
   for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (name.rfind(prefix, 0) != 0) continue;
-    const pid_t pid = static_cast<pid_t>(std::strtol(name.c_str() + prefix.size(), nullptr, 10));
-    if (pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH) {
-      std::error_code ignored;
-      fs::remove_all(it->path(), ignored);
-    }
+    if (it->path().filename().string().rfind(prefix, 0) != 0) continue;
+    std::error_code ignored;
+    const auto written = fs::last_write_time(it->path(), ignored);
+    if (!ignored && written < cutoff) fs::remove_all(it->path(), ignored);
   }
 }
 
@@ -76,7 +74,9 @@ std::string torch_compile_cache::publish(const fs::path& scratch) const {
   // concurrent evaluation's entry (complete, since it was renamed too) stays as it is.
   fs::create_directories(to.parent_path(), ec);
   remove_orphaned_copies(to.parent_path(), m_key);
-  const fs::path tmp = to.parent_path() / (m_key + ".tmp-" + std::to_string(::getpid()));
+  char host[256] = {0};
+  ::gethostname(host, sizeof host - 1);
+  const fs::path tmp = to.parent_path() / (m_key + ".tmp-" + host + "-" + std::to_string(::getpid()));
   fs::remove_all(tmp, ec);
   fs::create_directories(tmp, ec);
   if (!ec) fs::copy(from, tmp, fs::copy_options::recursive, ec);
