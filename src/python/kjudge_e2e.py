@@ -317,9 +317,9 @@ PROFILED_STEPS = 7
 
 
 def _step_shares(prof, cuda):
-    """Each profiled step's share: the kjudge_e2e_target ranges inside that step's range over the
-    step (device time on cuda, cpu time on cpu); None where a step has no time, or on cuda no
-    kernel linked to a target range."""
+    """Each profiled step's (share, the target's seconds): the kjudge_e2e_target ranges inside that
+    step's range over the step (device time on cuda, cpu time on cpu; the profiler's microseconds);
+    None where a step has no time, or on cuda no kernel linked to a target range."""
     events = prof.events()
     steps = [e for e in events if e.name == "kjudge_e2e_step"]
     targets = [e for e in events if e.name == "kjudge_e2e_target"]
@@ -331,7 +331,7 @@ def _step_shares(prof, cuda):
         whole = _device_time(st, cuda)
         if not whole or (cuda and not inside):
             return None
-        shares.append(min(1.0, inside / whole))
+        shares.append((min(1.0, inside / whole), inside / 1e6))
     return shares or None
 
 
@@ -339,8 +339,8 @@ def _profiled_share(model, inputs, cuda, steps=PROFILED_STEPS):
     """The target's share of a step: the median over `steps` profiled steps (after two warm-up
     ones) of each step's share (_step_shares), so that a step slowed by the machine's other work
     moves the figure less than an aggregate would. Returns (median or None, [min, max] or None,
-    graphs torch.compile compiled during the profiled steps: 0 unless the model recompiles, which
-    would make the share a compiler's)."""
+    the median of the target's seconds a step or None, graphs torch.compile compiled during the
+    profiled steps: 0 unless the model recompiles, which would make the share a compiler's)."""
     from torch.profiler import ProfilerActivity, profile, record_function
     with torch.no_grad():
         for _ in range(2):
@@ -356,10 +356,11 @@ def _profiled_share(model, inputs, cuda, steps=PROFILED_STEPS):
                 if cuda:
                     torch.cuda.synchronize()
         graphs = _compiled_graphs() - graphs
-    shares = _step_shares(prof, cuda)
-    if not shares:
-        return None, None, graphs
-    return statistics.median(shares), [min(shares), max(shares)], graphs
+    per_step = _step_shares(prof, cuda)
+    if not per_step:
+        return None, None, None, graphs
+    shares = [s for s, _ in per_step]
+    return statistics.median(shares), [min(shares), max(shares)], statistics.median(t for _, t in per_step), graphs
 
 
 def _annotate_target(model_mod, model, target):
@@ -407,9 +408,10 @@ def profile(cfg):
     model = model_mod.Model(*init).to(device)
     if _annotate_target(model_mod, model, cfg["target"]) == 0:
         raise ValueError(f"kjudge e2e: the model has no module of class {cfg['target']}")
-    eager, eager_range, _ = _profiled_share(model, inputs, cuda)
+    eager, eager_range, eager_s, _ = _profiled_share(model, inputs, cuda)
     out = {"eager": eager, "compiled_with_candidate": {}, "graphs_compiled_in_steps": {},
            "range": {"eager": eager_range, "compiled_with_candidate": {}},
+           "target_s": {"eager": eager_s, "compiled_with_candidate": {}},
            "method": "torch.profiler, " + ("device" if cuda else "cpu") +
                      f" time, the median of {PROFILED_STEPS} steps' shares after 2 warm-up steps"}
     from torch.profiler import record_function
@@ -424,12 +426,14 @@ def profile(cfg):
                        library=os.path.basename(cfg["library"]))
         mn = model_new(os.path.dirname(cfg["model_path"]), new_cfg, kernel=annotated)
         torch.manual_seed(int(cfg.get("seed", 42)))
-        share, spread, graphs = _profiled_share(mn(*init).to(device), inputs, cuda)
+        share, spread, seconds, graphs = _profiled_share(mn(*init).to(device), inputs, cuda)
         if mode is None:
             out["eager_with_candidate"] = share
             out["range"]["eager_with_candidate"] = spread
+            out["target_s"]["eager_with_candidate"] = seconds
         else:
             out["compiled_with_candidate"][mode] = share
             out["range"]["compiled_with_candidate"][mode] = spread
+            out["target_s"]["compiled_with_candidate"][mode] = seconds
             out["graphs_compiled_in_steps"][mode] = graphs
     return out

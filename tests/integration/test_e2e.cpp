@@ -171,12 +171,10 @@ TEST_F(E2e, ATargetTheModelLacksIsTheUsersMistake) {
 }
 
 TEST_F(E2e, AnOpaqueOpsShareIsMeasuredAlikeEagerAndCompiled) {
-  // The candidate spins 50 ms a call, once a step, in a model of a few milliseconds unloaded (on a
-  // loaded 2-core machine the eager model's intra-op threads stretch its step to ~250 ms, so the
-  // eager share then is ~20%, and no floor holds it; the compiled model's ~1 ms rest leaves it
-  // ~97%). A compiled model that recompiled at every call (the step then a compiler's seconds:
-  // 0.046 before the call count left the traced forward) or a range that missed the op's work
-  // would put the compiled share near 0.
+  // The candidate spins 50 ms of wall time a call, once a step. What went wrong before: the
+  // compiled model recompiled at every call, so each profiled step was a compiler's seconds (share
+  // 0.046); caught here by the graphs compiled while profiled and by the op's own seconds a step,
+  // which a range that missed the op's work would put near 0.
   e2e::options o;
   o.model = repo("examples/e2e/transformer_block.py");
   o.target = "torch.softmax";
@@ -191,9 +189,13 @@ TEST_F(E2e, AnOpaqueOpsShareIsMeasuredAlikeEagerAndCompiled) {
   const double eager = s["eager_with_candidate"].get<double>();
   const double compiled = s["compiled_with_candidate"]["default"].get<double>();
   EXPECT_GT(eager, 0.0) << s.dump();
-  EXPECT_GT(compiled, 0.2) << s.dump();  // the rest would have to take 200 ms a step
-  EXPECT_GT(compiled, eager / 3) << s.dump();
+  EXPECT_GT(compiled, 0.0) << s.dump();
   EXPECT_LE(compiled, 1.0);
+  // The op's range holds its work in both: 50 ms of wall time a call, once a step, which load can
+  // only lengthen. (The shares themselves depend on the rest of the step, which load stretches:
+  // on the loaded VM once 0.97 eager with one intra-op thread and 0.21 compiled.)
+  EXPECT_GE(s["target_s"]["eager_with_candidate"].get<double>(), 0.045) << s.dump();
+  EXPECT_GE(s["target_s"]["compiled_with_candidate"]["default"].get<double>(), 0.045) << s.dump();
 }
 
 // Marks of the document's own evaluation sections, below the e2e ones: a forest mark per case and
