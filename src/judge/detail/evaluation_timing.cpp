@@ -186,7 +186,14 @@ phase_outcome evaluation::warm_python(int epoch) {
       continue;
     }
     progress("warm-up", 0, 1, m_parties[q].name + ": compiling and warming up");
-    json wu = python_warmup(*m_parties[q].worker, m_parties[q].name, m_warm_calls, 1800);
+    json wu;
+    {
+      // The candidate's process group is stopped while a baseline compiles: max-autotune times its
+      // choices there, and what it picks is stored for later workers and candidates
+      // (torch_compile_cache.hpp), so a candidate's background work must not weigh on them.
+      const stopped_group stopped(m_parties[0].worker->pid());
+      wu = python_warmup(*m_parties[q].worker, m_parties[q].name, m_warm_calls, 1800);
+    }
     m_warm_stats[q] = wu.value("stats", json());
     if (epoch == 0) {
       wu["env"] = m_parties[q].worker->ready().value("env", json::object()).value("python", json());
