@@ -456,9 +456,7 @@ void apply_structure(host_tensor& t, matrix_structure s) {
       for (std::size_t c = 0; c < n; ++c) {
         if (r == c) continue;
         std::byte* e = a + (r * n + c) * es;
-        if (s == matrix_structure::upper && r > c)
-          std::memset(e, 0, es);
-        else if (s == matrix_structure::lower && c > r)
+        if ((s == matrix_structure::upper && r > c) || (s == matrix_structure::lower && c > r))
           std::memset(e, 0, es);
         else if (s == matrix_structure::symmetric && r > c)
           std::memcpy(e, a + (c * n + r) * es, es);
