@@ -70,27 +70,69 @@ struct matrix_errors {
   double orth_l1 = 0.0;    // ‖QᵀQ − I‖_1
 };
 
-// Scratch of one thread: Q, QᵀQ and QᵀA (n x n each), the residual row r, the reflector's row w,
-// and a row of column sums.
+// Rows of the n x n operands a pass of the O(n³) products below takes: each row of their
+// output is then read and written once per k_rows rows instead of once per row. Past n ~ 1000
+// the matrices outgrow the caches and these products are bound by memory traffic.
+constexpr std::size_t k_rows = 4;
+
+// Scratch of one thread: Q, QᵀQ and QᵀA (n x n each), k_rows residual rows r, the reflector's
+// row w, and a row of column sums.
 struct scratch {
   std::vector<double> q, g, p, w, r, col;
-  explicit scratch(std::size_t n) : q(n * n), g(n * n), p(n * n), w(n), r(n), col(n) {}
+  explicit scratch(std::size_t n) : q(n * n), g(n * n), p(n * n), w(n), r(k_rows * n), col(n) {}
 };
+
+// out[k][j] += Σ_i x[i][k] · y[i][j] (out += XᵀY, n x n row-major), for j ≥ k only where
+// `upper` (the upper triangle of a symmetric product).
+void add_xt_y(const double* x, const double* y, double* out, std::size_t n, bool upper) {
+  std::size_t i = 0;
+  for (; i + k_rows <= n; i += k_rows) {
+    const double *x0 = x + i * n, *x1 = x0 + n, *x2 = x1 + n, *x3 = x2 + n;
+    const double *y0 = y + i * n, *y1 = y0 + n, *y2 = y1 + n, *y3 = y2 + n;
+    for (std::size_t k = 0; k < n; ++k) {
+      const double c0 = x0[k], c1 = x1[k], c2 = x2[k], c3 = x3[k];
+      double* ok = out + k * n;
+      for (std::size_t j = upper ? k : 0; j < n; ++j) ok[j] += c0 * y0[j] + c1 * y1[j] + c2 * y2[j] + c3 * y3[j];
+    }
+  }
+  for (; i < n; ++i) {
+    const double* xi = x + i * n;
+    const double* yi = y + i * n;
+    for (std::size_t k = 0; k < n; ++k) {
+      const double c = xi[k];
+      double* ok = out + k * n;
+      for (std::size_t j = upper ? k : 0; j < n; ++j) ok[j] += c * yi[j];
+    }
+  }
+}
+
+// ‖A − QR‖_F²: row i of QR is Σ_p Q[i][p] · R[p][:], R[p][j] = h[p][j] for j ≥ p; k_rows rows of
+// Q at a time, so each row of h is read once per pass.
+double backward_residual2(const double* a, const double* h, const double* q, std::size_t n, scratch& s) {
+  double res2 = 0.0;
+  for (std::size_t i0 = 0; i0 < n; i0 += k_rows) {
+    const std::size_t m = std::min(k_rows, n - i0);
+    double* r = s.r.data();
+    std::copy(a + i0 * n, a + (i0 + m) * n, r);
+    for (std::size_t p = 0; p < n; ++p) {
+      const double* hp = h + p * n;
+      for (std::size_t t = 0; t < m; ++t) {
+        const double qtp = q[(i0 + t) * n + p];
+        double* rt = r + t * n;
+        for (std::size_t j = p; j < n; ++j) rt[j] -= qtp * hp[j];
+      }
+    }
+    for (std::size_t e = 0; e < m * n; ++e) res2 += r[e] * r[e];
+  }
+  return res2;
+}
 
 // ‖R − QᵀA‖_1 / ‖A‖_1 (max column sums), R = the upper triangle of h; for A = 0 any nonzero
 // residual is infinitely bad (qr_v2's rule: a purely relative tolerance).
 double factor_residual_l1(const double* a, const double* h, const double* q, std::size_t n, scratch& s) {
   double* p = s.p.data();
   std::fill(s.p.begin(), s.p.end(), 0.0);
-  for (std::size_t i = 0; i < n; ++i) {  // QᵀA as rank-1 updates by rows of Q and A
-    const double* qi = q + i * n;
-    const double* ai = a + i * n;
-    for (std::size_t k = 0; k < n; ++k) {
-      const double qik = qi[k];
-      double* pk = p + k * n;
-      for (std::size_t j = 0; j < n; ++j) pk[j] += qik * ai[j];
-    }
-  }
+  add_xt_y(q, a, p, n, false);  // QᵀA
   double* res = s.col.data();
   std::fill(s.col.begin(), s.col.end(), 0.0);
   std::vector<double> anorm(n, 0.0);
@@ -150,35 +192,14 @@ matrix_errors evaluate_matrix(const double* a, const double* h, const double* ta
     }
   }
 
-  // ‖A − QR‖_F: row i of QR is Σ_p Q[i][p] · R[p][:], R[p][j] = h[p][j] for j ≥ p.
-  double res2 = 0.0, a2 = 0.0;
-  double* r = s.r.data();
-  for (std::size_t i = 0; i < n; ++i) {
-    const double* ai = a + i * n;
-    for (std::size_t j = 0; j < n; ++j) {
-      r[j] = ai[j];
-      a2 += ai[j] * ai[j];
-    }
-    const double* qi = q + i * n;
-    for (std::size_t p = 0; p < n; ++p) {
-      const double qip = qi[p];
-      const double* hp = h + p * n;
-      for (std::size_t j = p; j < n; ++j) r[j] -= qip * hp[j];
-    }
-    for (std::size_t j = 0; j < n; ++j) res2 += r[j] * r[j];
-  }
+  double a2 = 0.0;
+  for (std::size_t e = 0; e < n * n; ++e) a2 += a[e] * a[e];
+  const double res2 = backward_residual2(a, h, q, n, s);
 
-  // ‖QᵀQ − I‖_F: the upper triangle of G = QᵀQ as a sum of rank-1 updates by rows of Q.
+  // ‖QᵀQ − I‖_F: the upper triangle of G = QᵀQ.
   double* g = s.g.data();
   std::fill(s.g.begin(), s.g.end(), 0.0);
-  for (std::size_t i = 0; i < n; ++i) {
-    const double* qi = q + i * n;
-    for (std::size_t p = 0; p < n; ++p) {
-      const double qip = qi[p];
-      double* gp = g + p * n;
-      for (std::size_t j = p; j < n; ++j) gp[j] += qip * qi[j];
-    }
-  }
+  add_xt_y(q, q, g, n, true);
   double orth2 = 0.0;
   for (std::size_t p = 0; p < n; ++p) {
     const double d = g[p * n + p] - 1.0;
