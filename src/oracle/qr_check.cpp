@@ -75,21 +75,48 @@ struct matrix_errors {
 // the matrices outgrow the caches and these products are bound by memory traffic.
 constexpr std::size_t k_rows = 4;
 
-// Scratch of one thread: Q, QᵀQ and QᵀA (n x n each), k_rows residual rows r, the reflector's
-// row w, and a row of column sums.
+// Scratch of one matrix: Q, QᵀQ and QᵀA (n x n each), a row of column sums, and the threads the
+// matrix's O(n³) products split over (more than one where the batch has fewer matrices than the
+// check has threads: a batch of two 4096 x 4096 matrices otherwise takes two of sixteen cores).
 struct scratch {
-  std::vector<double> q, g, p, w, r, col;
-  explicit scratch(std::size_t n) : q(n * n), g(n * n), p(n * n), w(n), r(k_rows * n), col(n) {}
+  std::vector<double> q, g, p, col;
+  unsigned threads = 1;
+  scratch(std::size_t n, unsigned t) : q(n * n), g(n * n), p(n * n), col(n), threads(t) {}
 };
 
-// out[k][j] += Σ_i x[i][k] · y[i][j] (out += XᵀY, n x n row-major), for j ≥ k only where
-// `upper` (the upper triangle of a symmetric product).
-void add_xt_y(const double* x, const double* y, double* out, std::size_t n, bool upper) {
+// Calls fn(begin, end) for the `parts` consecutive ranges of [0, count) that bound(t) (t = 0 ...
+// parts, bound(0) = 0, bound(parts) = count) delimits, each on its own thread (the caller's the
+// first). Each range's results are the same whatever the split: callers write disjoint outputs.
+template <typename Bound, typename Fn>
+void split_ranges(unsigned parts, Bound bound, Fn fn) {
+  if (parts <= 1) {
+    fn(bound(0u), bound(1u));
+    return;
+  }
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < parts; ++t) pool.emplace_back([&fn, &bound, t] { fn(bound(t), bound(t + 1)); });
+  fn(bound(0u), bound(1u));
+  for (auto& th : pool) th.join();
+}
+
+// Boundary t of `parts` ranges over [0, count) of equal work where the work of index x grows as
+// x^(power - 1) (power = 1: even; 3: quadratic), or, where `reversed`, as (count - x)^(power - 1).
+std::size_t balanced_bound(unsigned t, unsigned parts, std::size_t count, double power, bool reversed) {
+  if (t >= parts) return count;
+  const double f = static_cast<double>(t) / static_cast<double>(parts);
+  const double x = reversed ? 1.0 - std::pow(1.0 - f, 1.0 / power) : std::pow(f, 1.0 / power);
+  return std::min(count, static_cast<std::size_t>(x * static_cast<double>(count)));
+}
+
+// out[k][j] += Σ_i x[i][k] · y[i][j] (out += XᵀY, n x n row-major) for the rows k in [k0, k1),
+// for j ≥ k only where `upper` (the upper triangle of a symmetric product).
+void add_xt_y(const double* x, const double* y, double* out, std::size_t n, bool upper, std::size_t k0,
+              std::size_t k1) {
   std::size_t i = 0;
   for (; i + k_rows <= n; i += k_rows) {
     const double *x0 = x + i * n, *x1 = x0 + n, *x2 = x1 + n, *x3 = x2 + n;
     const double *y0 = y + i * n, *y1 = y0 + n, *y2 = y1 + n, *y3 = y2 + n;
-    for (std::size_t k = 0; k < n; ++k) {
+    for (std::size_t k = k0; k < k1; ++k) {
       const double c0 = x0[k], c1 = x1[k], c2 = x2[k], c3 = x3[k];
       double* ok = out + k * n;
       for (std::size_t j = upper ? k : 0; j < n; ++j) ok[j] += c0 * y0[j] + c1 * y1[j] + c2 * y2[j] + c3 * y3[j];
@@ -98,7 +125,7 @@ void add_xt_y(const double* x, const double* y, double* out, std::size_t n, bool
   for (; i < n; ++i) {
     const double* xi = x + i * n;
     const double* yi = y + i * n;
-    for (std::size_t k = 0; k < n; ++k) {
+    for (std::size_t k = k0; k < k1; ++k) {
       const double c = xi[k];
       double* ok = out + k * n;
       for (std::size_t j = upper ? k : 0; j < n; ++j) ok[j] += c * yi[j];
@@ -106,25 +133,44 @@ void add_xt_y(const double* x, const double* y, double* out, std::size_t n, bool
   }
 }
 
+// Σ over the rows [i0, i0 + k_rows) ∩ [0, n) of ‖A − QR‖² row by row; r: k_rows rows of scratch.
+double block_residual2(const double* a, const double* h, const double* q, std::size_t n, std::size_t i0, double* r) {
+  double res2 = 0.0;
+  const std::size_t m = std::min(k_rows, n - i0);
+  std::copy(a + i0 * n, a + (i0 + m) * n, r);
+  for (std::size_t p = 0; p < n; ++p) {
+    const double* hp = h + p * n;
+    for (std::size_t t = 0; t < m; ++t) {
+      const double qtp = q[(i0 + t) * n + p];
+      double* rt = r + t * n;
+      for (std::size_t j = p; j < n; ++j) rt[j] -= qtp * hp[j];
+    }
+  }
+  for (std::size_t e = 0; e < m * n; ++e) res2 += r[e] * r[e];
+  return res2;
+}
+
 // ‖A − QR‖_F²: row i of QR is Σ_p Q[i][p] · R[p][:], R[p][j] = h[p][j] for j ≥ p; k_rows rows of
 // Q at a time, so each row of h is read once per pass.
-double backward_residual2(const double* a, const double* h, const double* q, std::size_t n, scratch& s) {
+double backward_residual2(const double* a, const double* h, const double* q, std::size_t n, const scratch& s) {
+  // One partial sum per block of k_rows rows, added in order: the same sum whatever the split.
+  const std::size_t blocks = (n + k_rows - 1) / k_rows;
+  std::vector<double> partial(blocks, 0.0);
+  const auto bound = [&](unsigned t) { return balanced_bound(t, s.threads, blocks, 1.0, false); };
+  split_ranges(s.threads, bound, [&](std::size_t b0, std::size_t b1) {
+    std::vector<double> rows(k_rows * n);
+    for (std::size_t b = b0; b < b1; ++b) partial[b] = block_residual2(a, h, q, n, b * k_rows, rows.data());
+  });
   double res2 = 0.0;
-  for (std::size_t i0 = 0; i0 < n; i0 += k_rows) {
-    const std::size_t m = std::min(k_rows, n - i0);
-    double* r = s.r.data();
-    std::copy(a + i0 * n, a + (i0 + m) * n, r);
-    for (std::size_t p = 0; p < n; ++p) {
-      const double* hp = h + p * n;
-      for (std::size_t t = 0; t < m; ++t) {
-        const double qtp = q[(i0 + t) * n + p];
-        double* rt = r + t * n;
-        for (std::size_t j = p; j < n; ++j) rt[j] -= qtp * hp[j];
-      }
-    }
-    for (std::size_t e = 0; e < m * n; ++e) res2 += r[e] * r[e];
-  }
+  for (const double x : partial) res2 += x;
   return res2;
+}
+
+// out += XᵀY over all rows k of out, split over s.threads.
+void add_xt_y_split(const double* x, const double* y, double* out, std::size_t n, bool upper, const scratch& s) {
+  // Row k of an upper product costs n - k: ranges of equal area under a falling line.
+  const auto bound = [&](unsigned t) { return balanced_bound(t, s.threads, n, upper ? 2.0 : 1.0, upper); };
+  split_ranges(s.threads, bound, [&](std::size_t k0, std::size_t k1) { add_xt_y(x, y, out, n, upper, k0, k1); });
 }
 
 // ‖R − QᵀA‖_1 / ‖A‖_1 (max column sums), R = the upper triangle of h; for A = 0 any nonzero
@@ -132,7 +178,7 @@ double backward_residual2(const double* a, const double* h, const double* q, std
 double factor_residual_l1(const double* a, const double* h, const double* q, std::size_t n, scratch& s) {
   double* p = s.p.data();
   std::fill(s.p.begin(), s.p.end(), 0.0);
-  add_xt_y(q, a, p, n, false);  // QᵀA
+  add_xt_y_split(q, a, p, n, false, s);  // QᵀA
   double* res = s.col.data();
   std::fill(s.col.begin(), s.col.end(), 0.0);
   std::vector<double> anorm(n, 0.0);
@@ -166,31 +212,41 @@ double orthogonality_l1(const double* g, std::size_t n, scratch& s) {
   return max_of(s.col);
 }
 
-// One matrix, in double: Q = H_1 ... H_n (H_k = I - tau_k v_k v_kᵀ, v_k(k) = 1, v_k(i > k) =
-// h[i][k], zero above), accumulated backward as LAPACK xORG2R does; R = the upper triangle of h.
-// Every inner loop runs along a row (contiguous), so the compiler vectorises it.
-matrix_errors evaluate_matrix(const double* a, const double* h, const double* tau, std::size_t n, scratch& s) {
-  double* q = s.q.data();
-  double* w = s.w.data();
-  std::fill(s.q.begin(), s.q.end(), 0.0);
-  for (std::size_t i = 0; i < n; ++i) q[i * n + i] = 1.0;
+// The columns [j0, j1) of Q = H_1 ... H_n (H_k = I - tau_k v_k v_kᵀ, v_k(k) = 1, v_k(i > k) =
+// h[i][k], zero above), accumulated backward as LAPACK xORG2R does. Each H_k acts on every
+// column on its own, so column ranges are independent (and their values the same whatever the split).
+void build_q_columns(const double* h, const double* tau, std::size_t n, double* q, std::size_t j0, std::size_t j1) {
+  std::vector<double> w(n);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = j0; j < j1; ++j) q[i * n + j] = i == j ? 1.0 : 0.0;
   for (std::size_t k = n; k-- > 0;) {
     const double t = tau[k];
     if (t == 0.0) continue;  // H_k = I; the stored v_k is not part of the factorization
     // Rows and columns < k of the trailing product are still those of the identity.
-    for (std::size_t j = k; j < n; ++j) w[j] = q[k * n + j];
+    const std::size_t c0 = std::max(k, j0);
+    if (c0 >= j1) continue;
+    for (std::size_t j = c0; j < j1; ++j) w[j] = q[k * n + j];
     for (std::size_t i = k + 1; i < n; ++i) {
       const double vi = h[i * n + k];
       const double* qi = q + i * n;
-      for (std::size_t j = k; j < n; ++j) w[j] += vi * qi[j];
+      for (std::size_t j = c0; j < j1; ++j) w[j] += vi * qi[j];
     }
-    for (std::size_t j = k; j < n; ++j) q[k * n + j] -= t * w[j];
+    for (std::size_t j = c0; j < j1; ++j) q[k * n + j] -= t * w[j];
     for (std::size_t i = k + 1; i < n; ++i) {
       const double c = t * h[i * n + k];
       double* qi = q + i * n;
-      for (std::size_t j = k; j < n; ++j) qi[j] -= c * w[j];
+      for (std::size_t j = c0; j < j1; ++j) qi[j] -= c * w[j];
     }
   }
+}
+
+// One matrix, in double: Q from the reflectors (build_q_columns), R = the upper triangle of h.
+// Every inner loop runs along a row (contiguous), so the compiler vectorises it.
+matrix_errors evaluate_matrix(const double* a, const double* h, const double* tau, std::size_t n, scratch& s) {
+  double* q = s.q.data();
+  // Column j is updated by the j reflectors before it: work grows about linearly in j.
+  const auto bound = [&](unsigned t) { return balanced_bound(t, s.threads, n, 2.0, false); };
+  split_ranges(s.threads, bound, [&](std::size_t j0, std::size_t j1) { build_q_columns(h, tau, n, q, j0, j1); });
 
   double a2 = 0.0;
   for (std::size_t e = 0; e < n * n; ++e) a2 += a[e] * a[e];
@@ -199,7 +255,7 @@ matrix_errors evaluate_matrix(const double* a, const double* h, const double* ta
   // ‖QᵀQ − I‖_F: the upper triangle of G = QᵀQ.
   double* g = s.g.data();
   std::fill(s.g.begin(), s.g.end(), 0.0);
-  add_xt_y(q, q, g, n, true);
+  add_xt_y_split(q, q, g, n, true, s);
   double orth2 = 0.0;
   for (std::size_t p = 0; p < n; ++p) {
     const double d = g[p * n + p] - 1.0;
@@ -293,13 +349,16 @@ void find_bad_tau(qr_inputs& in, std::size_t n, std::size_t batch, double bound)
 std::vector<matrix_errors> evaluate_matrices(const qr_inputs& in, std::size_t n, std::size_t batch, unsigned threads) {
   const std::size_t nn = n * n;
   std::vector<matrix_errors> errs(batch);
-  unsigned nt = threads != 0 ? threads : std::min(16u, std::max(1u, std::thread::hardware_concurrency()));
-  nt = static_cast<unsigned>(std::min<std::size_t>(nt, batch));
+  const unsigned all = threads != 0 ? threads : std::min(16u, std::max(1u, std::thread::hardware_concurrency()));
+  unsigned nt = static_cast<unsigned>(std::min<std::size_t>(all, batch));
+  // Fewer matrices than threads: the rest split each matrix's products, where a matrix is large
+  // enough (below n = 256, ~1e8 flops, a thread's start is not worth it).
+  const unsigned inner = n >= 256 ? std::max(1u, all / std::max(1u, nt)) : 1u;
   // Small work is not worth a thread: below ~1e6 flops per thread stay on this one.
   if (static_cast<double>(batch) * static_cast<double>(nn) * static_cast<double>(n) < 1e6 * nt) nt = 1;
   std::atomic<std::size_t> next{0};
   auto work = [&] {
-    scratch s(n);
+    scratch s(n, inner);
     for (std::size_t b = next++; b < batch; b = next++)
       if (in.checkable[b])
         errs[b] = evaluate_matrix(in.a64.data() + b * nn, in.h64.data() + b * nn, in.tau64.data() + b * n, n, s);

@@ -340,6 +340,17 @@ TEST(QrCheck, ThreadsDoNotChangeTheResult) {
   EXPECT_EQ(one.max_backward, four.max_backward);
   EXPECT_EQ(one.max_orthogonality, four.max_orthogonality);
   EXPECT_EQ(one.worst_matrix, four.worst_matrix);
+  // Fewer matrices than threads (n >= 256): each matrix's products split over the threads.
+  const host_tensor big = input(1, 300, "mixed", 29);
+  const qr_out qb = run_reference(big);
+  const qr_check_result b1 = check_qr(big, qb.h, qb.tau, dtype::f32, qr_check_c, 1);
+  const qr_check_result b3 = check_qr(big, qb.h, qb.tau, dtype::f32, qr_check_c, 3);
+  EXPECT_TRUE(b1.cmp.pass) << b1.cmp.reason;
+  EXPECT_GT(b1.max_orthogonality, 0.0);
+  EXPECT_EQ(b1.max_backward, b3.max_backward);
+  EXPECT_EQ(b1.max_orthogonality, b3.max_orthogonality);
+  EXPECT_EQ(b1.max_factor_l1, b3.max_factor_l1);
+  EXPECT_EQ(b1.max_orth_l1, b3.max_orth_l1);
 }
 
 // The measurement behind qr_check_c (qr_check.cpp): the f32 reference's largest ratio
