@@ -129,8 +129,10 @@ int cmd_show(const std::string& name) {
   for (const auto& s : p.scalars) sc += (sc.empty() ? "" : ", ") + s.name + "=" + std::to_string(s.value);
   std::printf("  scalars:    %s\n", sc.empty() ? "-" : sc.c_str());
   if (p.check == "qr")
-    std::printf("  check:      qr (per matrix ||A - QR||_F/||A||_F and ||Q^T Q - I||_F <= %g * max(n, %lld) * u)\n",
-                qr_check_c, static_cast<long long>(qr_check_n_floor));
+    std::printf(
+        "  check:      qr (per matrix ||A - QR||_F/||A||_F and ||Q^T Q - I||_F <= %g * max(n, %lld) * u; "
+        "||R - Q^T A||_1/||A||_1 <= %g * n * eps and ||Q^T Q - I||_1 <= %g * n * eps)\n",
+        qr_check_c, static_cast<long long>(qr_check_n_floor), qr_l1_factor_c, qr_l1_orth_c);
   else
     std::printf("  check:      %s (k=%g)\n", p.check.c_str(), p.conditioning_k);
   for (const auto& [d, t] : p.tolerances) std::printf("  tolerance:  %s rtol=%g atol=%g\n", d.c_str(), t.rtol, t.atol);

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "core/error.hpp"
+#include "inputs/matrix_profiles.hpp"
 
 // Bit-reproducible values need a*b+c kept as two roundings even where FMA exists (see
 // inputs/counter_rng.hpp); C++ mode GCC would contract by default.
@@ -254,7 +255,14 @@ const std::vector<std::string>& known_distributions() {
 
 bool is_known_distribution(std::string_view name) {
   const auto& k = known_distributions();
-  return std::find(k.begin(), k.end(), name) != k.end();
+  return std::find(k.begin(), k.end(), name) != k.end() || is_matrix_profile(name);
+}
+
+std::vector<std::string> all_distribution_names() {
+  std::vector<std::string> v = known_distributions();
+  const auto& m = matrix_profiles();
+  v.insert(v.end(), m.begin(), m.end());
+  return v;
 }
 
 int_range default_int_range(dtype t) {
@@ -318,7 +326,13 @@ std::uint64_t mix_seed(std::uint64_t seed, std::uint64_t salt) {
 void fill_distribution(host_tensor& t, std::string_view distribution, std::uint64_t seed, int input_index,
                        const std::optional<int_range>& range, const std::vector<double>& values) {
   using namespace detail;
-  const dist_id id = parse_dist(distribution);
+  // A matrix profile shapes a normal draw; integer tensors and value lists ignore the distribution.
+  const bool profile = is_matrix_profile(distribution);
+  if (profile && is_float(t.desc().type) && values.empty()) {
+    fill_matrix_profile(t, distribution, seed);
+    return;
+  }
+  const dist_id id = profile ? dist_id::normal : parse_dist(distribution);
   const std::uint64_t key = mix_seed(seed, 0x6b6a7564ULL);  // "kjud": distinct from callers' salts
   const std::size_t n = t.numel();
   if (!values.empty()) {
@@ -442,9 +456,7 @@ void apply_structure(host_tensor& t, matrix_structure s) {
       for (std::size_t c = 0; c < n; ++c) {
         if (r == c) continue;
         std::byte* e = a + (r * n + c) * es;
-        if (s == matrix_structure::upper && r > c)
-          std::memset(e, 0, es);
-        else if (s == matrix_structure::lower && c > r)
+        if ((s == matrix_structure::upper && r > c) || (s == matrix_structure::lower && c > r))
           std::memset(e, 0, es);
         else if (s == matrix_structure::symmetric && r > c)
           std::memcpy(e, a + (c * n + r) * es, es);

@@ -26,7 +26,11 @@ namespace kjudge {
 //   heavy    heavy tails: Student-t with 2 degrees of freedom (clipped to +-1e6)
 //   small    N(0,1) * 1e-3
 //   large    N(0,1) * 1e3
+//   and the matrix profiles of inputs/matrix_profiles.hpp (cond1, ..., mixed), for inputs of
+//   square matrices: known_distributions() lists the elementwise ones, all_distribution_names()
+//   both, and is_known_distribution accepts both.
 const std::vector<std::string>& known_distributions();
+std::vector<std::string> all_distribution_names();
 bool is_known_distribution(std::string_view name);
 
 // Fills `t` with values of `distribution` drawn from a counter-based generator keyed by `seed`;

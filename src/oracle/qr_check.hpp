@@ -13,6 +13,12 @@
 // with u the unit roundoff of the candidate's dtype (2^-24 for f32) and c = qr_check_c (the
 // measurement that sets it is in qr_check.cpp). LAPACK's own test suite checks the same two
 // ratios (xQRT01: ‖R − QᵀA‖ / (m ‖A‖ eps) and ‖I − QᵀQ‖ / (m eps), threshold 30).
+// and, per matrix, GPU MODE qr_v2's two gates (its reference.py), in the L1 (max column sum) norm:
+//   factor residual     ‖R − QᵀA‖_1 / ‖A‖_1  ≤ 20 · n · eps
+//   orthogonality       ‖QᵀQ − I‖_1          ≤ 100 · n · eps
+// with eps = 2u (the dtype's machine epsilon, 2^-23 for f32). Neither pair implies the other for
+// every n (‖X‖_1 ≤ √n ‖X‖_F and ‖X‖_F ≤ √n ‖X‖_1): the L1 orthogonality is the stricter where
+// n > 204 and Q's error concentrates in a few columns, so a matrix must pass all four.
 // Any valid QR passes, whatever the signs of R's diagonal.
 #pragma once
 
@@ -31,6 +37,11 @@ namespace kjudge {
 inline constexpr double qr_check_c = 14.0;
 inline constexpr std::int64_t qr_check_n_floor = 16;
 
+// qr_v2's L1 gates: c · max(n, 1) · eps, eps = 2 · unit_roundoff(t).
+inline constexpr double qr_l1_factor_c = 20.0;
+inline constexpr double qr_l1_orth_c = 100.0;
+double qr_l1_bound(std::int64_t n, dtype t, double c);
+
 // Unit roundoff of a floating dtype: 2^-24 (f32), 2^-53 (f64), 2^-8 (bf16), 2^-11 (f16).
 double unit_roundoff(dtype t);
 
@@ -43,15 +54,20 @@ struct qr_check_result {
   //   max_abs_err  = the largest ‖QᵀQ − I‖_F over the matrices;
   //   max_rel_err  = the largest ‖A − QR‖_F / ‖A‖_F over the matrices;
   //   norm_rel_err = the largest of the two (what the bound is compared with), norm_allowed = bound;
-  //   n_bad        = matrices outside the bound (tau out of range included);
+  //   n_bad        = matrices outside a bound, the L1 gates' included (tau out of range too);
   //   n_unwritten, n_nan_mismatch: elements of H and tau, as in compare_output;
   //   worst        = the worst matrix: index = its batch index, coords = {b}, out = its larger
-  //                  error, ref = 0, ref_same = 0, abs_err = out, rel_err = out / bound,
+  //                  error, ref = 0, ref_same = 0, abs_err = out, rel_err = the largest
+  //                  ratio of its four errors (the two above, the L1 gates) to their bounds,
   //                  allowed = bound.
   compare_result cmp;
   double max_backward = 0.0;       // max_b ‖A_b − Q_b R_b‖_F / ‖A_b‖_F
   double max_orthogonality = 0.0;  // max_b ‖Q_bᵀQ_b − I‖_F
   double bound = 0.0;              // c · max(n, 16) · u
+  double max_factor_l1 = 0.0;      // max_b ‖R_b − Q_bᵀA_b‖_1 / ‖A_b‖_1
+  double max_orth_l1 = 0.0;        // max_b ‖Q_bᵀQ_b − I‖_1
+  double factor_l1_bound = 0.0;    // 20 · n · eps
+  double orth_l1_bound = 0.0;      // 100 · n · eps
   std::size_t worst_matrix = 0;    // b with the largest max(backward, orthogonality) / bound
   std::size_t n_matrices = 0;
   std::size_t n_skipped = 0;  // matrices of A with non-finite entries (nothing to check)

@@ -533,7 +533,7 @@ class spec_reader {
   void check_distribution(const std::string& d, long line, const std::string& where) const {
     if (!is_known_distribution(d)) {
       fail(line, "unknown distribution \"" + d + "\" for " + where + ": expected one of " +
-                     join(known_distributions()) + suggestion(d, known_distributions()));
+                     join(all_distribution_names()) + suggestion(d, all_distribution_names()));
     }
   }
 

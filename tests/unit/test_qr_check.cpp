@@ -12,8 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "oracle/qr_check.hpp"
 #include "inputs/distributions.hpp"
+#include "inputs/matrix_profiles.hpp"
+#include "oracle/qr_check.hpp"
 
 // The suite's reference itself (kj_run in f32, kj_reference_f64 in double): the sweep measures
 // the algorithm the judge's A/A runs. No other unit test defines the candidate ABI's symbols.
@@ -267,6 +268,53 @@ TEST(QrCheck, RInBf16PrecisionFails) {
   }
 }
 
+// GPU MODE qr_v2's L1 gates, per matrix: the f32 reference passes them on every matrix profile
+// (its inputs) with a wide margin.
+TEST(QrCheck, ReferencePassesTheL1GatesOnEveryMatrixProfile) {
+  double worst_factor = 0, worst_orth = 0;
+  for (const std::string& profile : matrix_profiles())
+    for (std::int64_t n : {8, 33, 64, 100}) {
+      const host_tensor a = input(profile == "mixed" ? 24 : 4, n, profile.c_str(), 500 + static_cast<std::uint64_t>(n));
+      const qr_out q = run_reference(a);
+      const qr_check_result r = check_qr(a, q.h, q.tau, dtype::f32);
+      EXPECT_TRUE(r.cmp.pass) << profile << " n=" << n << ": " << r.cmp.reason;
+      EXPECT_DOUBLE_EQ(r.factor_l1_bound, 20.0 * static_cast<double>(n) * std::ldexp(1.0, -23));
+      EXPECT_DOUBLE_EQ(r.orth_l1_bound, 100.0 * static_cast<double>(n) * std::ldexp(1.0, -23));
+      worst_factor = std::max(worst_factor, r.max_factor_l1 / r.factor_l1_bound);
+      worst_orth = std::max(worst_orth, r.max_orth_l1 / r.orth_l1_bound);
+    }
+  std::printf("largest L1 ratios to qr_v2's gates of the f32 reference: factor %.3f, orthogonality %.3f\n",
+              worst_factor, worst_orth);
+  EXPECT_LT(worst_factor, 0.2);
+  EXPECT_LT(worst_orth, 0.2);
+}
+
+// Where the error sits in one column, the L1 factor gate is the stricter: R's last column off by
+// a flat vector passes the Frobenius backward-error bound (half of it) and fails qr_v2's
+// ||R - Q^T A||_1 <= 20 n eps ||A||_1, since ||w||_1 = sqrt(n) ||w||_2 for a flat w.
+TEST(QrCheck, L1FactorGateRejectsAnErrorConcentratedInOneColumn) {
+  const std::int64_t n = 64;
+  const host_tensor a = input(1, n, "normal", 31);
+  qr_out q = run_reference(a);
+  ASSERT_TRUE(check_qr(a, q.h, q.tau, dtype::f32).cmp.pass);
+  double a2 = 0;
+  for (std::size_t e = 0; e < a.numel(); ++e) a2 += a.get(e) * a.get(e);
+  const double bound = qr_bound(n, dtype::f32);
+  const double delta =
+      0.5 * bound * std::sqrt(a2) / std::sqrt(static_cast<double>(n));  // ||delta w||_F = bound/2 ||A||_F
+  for (std::int64_t p = 0; p < n; ++p) {
+    const std::size_t e = static_cast<std::size_t>(p * n + n - 1);
+    q.h.set(e, q.h.get(e) + (p % 2 == 0 ? delta : -delta));
+  }
+  const qr_check_result r = check_qr(a, q.h, q.tau, dtype::f32);
+  EXPECT_LT(r.max_backward, bound);
+  EXPECT_LT(r.max_orthogonality, bound);
+  EXPECT_GT(r.max_factor_l1, r.factor_l1_bound);
+  EXPECT_FALSE(r.cmp.pass);
+  EXPECT_EQ(r.cmp.n_bad, 1u);
+  EXPECT_NE(r.cmp.reason.find("||R - Q^T A||_1"), std::string::npos) << r.cmp.reason;
+}
+
 TEST(QrCheck, ZeroMatrixNeedsAZeroR) {
   host_tensor a = make(dtype::f32, {1, 3, 3}, "A");
   for (std::size_t e = 0; e < 9; ++e) a.set(e, 0.0);
@@ -292,6 +340,17 @@ TEST(QrCheck, ThreadsDoNotChangeTheResult) {
   EXPECT_EQ(one.max_backward, four.max_backward);
   EXPECT_EQ(one.max_orthogonality, four.max_orthogonality);
   EXPECT_EQ(one.worst_matrix, four.worst_matrix);
+  // Fewer matrices than threads (n >= 256): each matrix's products split over the threads.
+  const host_tensor big = input(1, 300, "mixed", 29);
+  const qr_out qb = run_reference(big);
+  const qr_check_result b1 = check_qr(big, qb.h, qb.tau, dtype::f32, qr_check_c, 1);
+  const qr_check_result b3 = check_qr(big, qb.h, qb.tau, dtype::f32, qr_check_c, 3);
+  EXPECT_TRUE(b1.cmp.pass) << b1.cmp.reason;
+  EXPECT_GT(b1.max_orthogonality, 0.0);
+  EXPECT_EQ(b1.max_backward, b3.max_backward);
+  EXPECT_EQ(b1.max_orthogonality, b3.max_orthogonality);
+  EXPECT_EQ(b1.max_factor_l1, b3.max_factor_l1);
+  EXPECT_EQ(b1.max_orth_l1, b3.max_orth_l1);
 }
 
 // The measurement behind qr_check_c (qr_check.cpp): the f32 reference's largest ratio

@@ -109,6 +109,10 @@ or_verdict<json> check_outputs_qr(shared_arena& arena, const call_spec& c, const
                      {{"backward_error", q.max_backward},
                       {"orthogonality_error", q.max_orthogonality},
                       {"bound", q.bound},
+                      {"factor_l1_error", q.max_factor_l1},
+                      {"orthogonality_l1_error", q.max_orth_l1},
+                      {"factor_l1_bound", q.factor_l1_bound},
+                      {"orthogonality_l1_bound", q.orth_l1_bound},
                       {"c", qr_check_c},
                       {"worst_matrix", q.worst_matrix},
                       {"matrices", q.n_matrices}}}});
@@ -118,11 +122,13 @@ or_verdict<json> check_outputs_qr(shared_arena& arena, const call_spec& c, const
   }
   entry.update(
       json{{"status", "fail"}, {"output", cr.output_name}, {"message", "output " + cr.output_name + ": " + cr.reason}});
-  char buf[200];
+  char buf[400];
   std::snprintf(buf, sizeof buf,
                 "QR backward error ||A - QR||_F/||A||_F %.3g, orthogonality ||Q^T Q - I||_F %.3g "
-                "(allowed %.3g each, per matrix)",
-                q.max_backward, q.max_orthogonality, q.bound);
+                "(allowed %.3g each, per matrix); ||R - Q^T A||_1/||A||_1 %.3g (allowed %.3g), "
+                "||Q^T Q - I||_1 %.3g (allowed %.3g)",
+                q.max_backward, q.max_orthogonality, q.bound, q.max_factor_l1, q.factor_l1_bound, q.max_orth_l1,
+                q.orth_l1_bound);
   return rejection_of(
       failure_rule(cr, is_timed),
       {ctx.context + " (" + case_circumstances(*ctx.pc, c) + "): output " + cr.output_name + ": " + cr.reason, buf},

@@ -91,7 +91,12 @@ void evaluation::plan() {
         json{{"c", qr_check_c},
              {"n_floor", qr_check_n_floor},
              {"unit_roundoff", unit_roundoff(m_c.variant)},
-             {"bound", "c * max(n, n_floor) * unit_roundoff on ||A - QR||_F/||A||_F and ||Q^T Q - I||_F, per matrix"}};
+             {"l1_factor_c", qr_l1_factor_c},
+             {"l1_orthogonality_c", qr_l1_orth_c},
+             {"bound",
+              "c * max(n, n_floor) * unit_roundoff on ||A - QR||_F/||A||_F and ||Q^T Q - I||_F, and "
+              "l1_factor_c * n * 2 unit_roundoff on ||R - Q^T A||_1/||A||_1, l1_orthogonality_c * n * 2 "
+              "unit_roundoff on ||Q^T Q - I||_1 (GPU MODE qr_v2's gates), per matrix"}};
   plan_options po;
   po.device = device;
   po.variant = m_c.variant;

@@ -1,0 +1,45 @@
+// Matrix profiles: input distributions over the square matrices in a tensor's last two dimensions
+// (a batch of matrices before them), for problems on matrices whose conditioning matters (a QR
+// judged by backward error, problems/batched_qr). They follow the profiles of GPU MODE's qr_v2
+// competition problem, regenerated from their mathematical description with the suite's counter
+// generator: every matrix starts as N(0,1) (the `normal` draw of the same seed) and each profile
+// reshapes it. With s_j = 10^(-c j / (n-1)) (logspace(0, -c, n), 1 for n = 1):
+//   cond1, cond2, cond4  dense: column j multiplied by s_j with c = 1, 2, 4
+//   uppertri   the upper triangle, diagonal + linspace(1, 0.25, n)
+//   rankdef    columns j >= r = max(1, floor(3n/4)) zero: rank min(r, n)
+//   nearrank   column j >= r = column j - r + 1e-5 N(0,1): numerically rank r
+//   clustered  columns j < n/2 unit, j >= n/2 scaled by 4 eps32; for n >= 8, columns
+//              [n/2 - 2, n/2 + 2) scaled by sqrt(eps32) (eps32 = 2^-23)
+//   band       zero outside |i - j| <= w = max(2, min(32, floor(n/32))), diagonal +
+//              linspace(1, 0.5, n)
+//   rowscale   row i multiplied by 10^(-4 i / (n-1))
+//   nearcollinear  every column = one N(0,1) column + 1e-4 N(0,1)
+//   mixed      each matrix independently one of dense (weight 6) and rankdef, nearrank, clustered,
+//              band, rowscale, nearcollinear (weight 1 each), with qr_v2's mixed cond = 2: column
+//              scaling by s_j (c = 2) on dense, rankdef, nearrank, band and nearcollinear
+//              matrices, rows by 10^(-4 i / (n-1)) on rowscale ones; a batch of >= 2 matrices
+//              holds at least one dense and one other matrix.
+// Values depend only on (seed, shape, profile): any machine and compiler give the same bytes.
+// Unlike the elementwise distributions, a matrix profile is not a prefix of a larger tensor's.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/tensor.hpp"
+
+namespace kjudge {
+
+const std::vector<std::string>& matrix_profiles();
+bool is_matrix_profile(std::string_view name);
+
+// Fills the floating tensor `t` (square matrices in its last two dimensions, else usage_error)
+// with `profile`'s matrices drawn from `seed` (the seed fill_distribution takes).
+void fill_matrix_profile(host_tensor& t, std::string_view profile, std::uint64_t seed);
+
+// The profile each of the `batch` matrices of a `mixed` tensor of this seed draws.
+std::vector<std::string> mixed_profile_labels(std::size_t batch, std::uint64_t seed);
+
+}  // namespace kjudge
