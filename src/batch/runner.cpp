@@ -194,7 +194,7 @@ void run_on_devices(const batch_state& s, const std::vector<const candidate_entr
       const command_result r = run_command(argv, co);
       json doc;
       try {
-        doc = has_result(s, key) ? nlohmann::json::parse(read_file(result_path(s, key))) : child_fault(s, c, o, r);
+        doc = has_result(s, key) ? read_json_file(result_path(s, key)) : child_fault(s, c, o, r);
       } catch (const std::exception&) {
         doc = child_fault(s, c, o, r);
       }
@@ -214,7 +214,7 @@ bool done_before(const batch_state& s, const std::string& key, bool retry) {
   if (!has_result(s, key)) return false;
   if (!retry) return true;
   try {
-    if (nlohmann::json::parse(read_file(result_path(s, key)))["batch"].value("outcome", "") == "judged") return true;
+    if (read_json_file(result_path(s, key))["batch"].value("outcome", "") == "judged") return true;
   } catch (const std::exception&) {  // unreadable: judged again
   }
   std::error_code ec;

@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <fstream>
 #include <random>
 
 #include "core/error.hpp"
@@ -18,16 +17,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
-
-json read_json(const fs::path& file) {
-  std::ifstream in(file);
-  if (!in) throw usage_error(file.string() + ": cannot be read");
-  try {
-    return json::parse(in);
-  } catch (const json::exception& e) {
-    throw usage_error(file.string() + ": not JSON (" + e.what() + ")");
-  }
-}
 
 json candidate_list(const batch_state& s, const std::vector<candidate_entry>& all) {
   json list = json::array();
@@ -74,7 +63,7 @@ batch_state open_state(const fs::path& dir, const fs::path& run_dir, const std::
                        {"options", options},
                        {"candidates", candidate_list(s, all)}});
   }
-  json doc = read_json(file);
+  json doc = read_json_file(file);
   if (!doc.contains("batch_id") || !doc["batch_id"].is_string()) throw usage_error(file.string() + ": no batch_id");
   s.batch_id = doc["batch_id"];
   const json list = candidate_list(s, all);
@@ -111,7 +100,7 @@ std::vector<json> read_results(const batch_state& s) {
     const std::string name = it->path().filename().string();
     if (!it->is_regular_file(ec) || name.empty() || name[0] == '.' || it->path().extension() != ".json") continue;
     try {
-      json doc = read_json(it->path());
+      json doc = read_json_file(it->path());
       found.emplace_back(doc.contains("batch") ? doc["batch"].value("key", name) : name, std::move(doc));
     } catch (const std::exception& e) {
       std::fprintf(stderr, "kjudge batch: skipped %s\n", e.what());

@@ -180,7 +180,7 @@ int run_batch_command(const batch_flags& f, int argc, char** argv) {
   for (const auto& c : shard) {
     const auto key = batch::candidate_key(s, c);
     if (!batch::has_result(s, key)) throw internal_error(key + ": no result after the batch");
-    const json doc = json::parse(read_file(batch::result_path(s, key)));
+    const json doc = read_json_file(batch::result_path(s, key));
     faults += doc.contains("batch") && doc["batch"].value("outcome", "") == "judge_fault" ? 1 : 0;
   }
   std::fprintf(stderr, "kjudge batch %s: %d of %d judged now, %d before; %d judge fault(s) in this shard\n",

@@ -6,12 +6,23 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <random>
 #include <string>
 
 #include "core/error.hpp"
 
 namespace kjudge {
+
+nlohmann::json read_json_file(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  if (!in) throw usage_error(file.string() + ": cannot be read");
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw usage_error(file.string() + ": not valid JSON: " + e.what());
+  }
+}
 
 void write_json_file(const std::filesystem::path& file, const nlohmann::json& doc) {
   namespace fs = std::filesystem;

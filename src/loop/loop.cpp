@@ -12,7 +12,6 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
-#include <fstream>
 #include <memory>
 #include <optional>
 #include <random>
@@ -142,21 +141,11 @@ classified classify(const fs::path& p, const std::string& device) {
   return c;
 }
 
-json read_json(const fs::path& p) {
-  std::ifstream in(p);
-  if (!in) throw usage_error(p.string() + ": cannot be read");
-  try {
-    return json::parse(in);
-  } catch (const json::exception& e) {
-    throw usage_error(p.string() + ": not valid JSON: " + e.what());
-  }
-}
-
 std::optional<json> read_json_if_valid(const fs::path& p) {
   std::error_code ec;
   if (!fs::exists(p, ec)) return std::nullopt;
   try {
-    json j = read_json(p);
+    json j = read_json_file(p);
     if (j.is_object() && j.contains("verdict")) return j;
   } catch (const std::exception&) {
   }
