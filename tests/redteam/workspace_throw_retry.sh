@@ -3,9 +3,10 @@
 # a wrong layernorm that throws from kj_workspace_bytes on the shapes it gets wrong. Each draw
 # that meets such a shape is recorded as outcome judge_fault (no verdict, nothing stored), and
 # --retry judges it again with a fresh secret seed until a draw misses every wrong shape: the
-# batch ends with the cheat judged ok. Pre-fix (4540954, 2-core VM): about 1 evaluation in 3 is a
-# judge fault, the others ok_not_faster; never wrong_result. After the fix: every draw that meets
-# a wrong shape is the candidate's verdict (runtime_error), outcome judged, and --retry leaves it.
+# batch ends with the cheat judged ok: with the worker's error taken as the judge's fault, about 1
+# evaluation in 3 was a judge fault and the others ok_not_faster, never a rejection (2-core VM,
+# 2026-12-07). Expected: every draw that meets a wrong shape is the candidate's verdict
+# (runtime_error), outcome judged, and --retry leaves it.
 # Usage: tests/redteam/workspace_throw_retry.sh [path/to/kjudge] [max tries, default 8]
 set -u
 kj=${1:-build/bin/kjudge}

@@ -5,7 +5,7 @@
 # $KJUDGE_CACHE/torch-compile and the baselines' scratch while they are seeded and warming up,
 # and plants marked files in its own scratch's cache directories. Then the store is searched for
 # the marker and the baseline's compile_cache report is printed.
-# 4540954, 2-core VM: ok_not_faster 0.44x (nothing reached), the baseline's entry published
+# On the 2-core VM (2026-12-07): ok_not_faster 0.44x (nothing reached), the baseline's entry published
 # (seeded_files [0], stored "published"), no marker in it. The candidate's refused reads and writes
 # are not listed in sandbox_denied (landlock refuses them with EACCES, unrecorded).
 # Usage: tests/redteam/python/py_compile_cache_reach.sh [path/to/kjudge]

@@ -10,7 +10,7 @@
 # ok_not_faster; the store's publish of the compile cache fails too.
 # Demonstration on a 1.2 GiB tmpfs: tests/redteam/python/py_scratch_fill.sh. Not in the manifest:
 # judged there it would fill the disk the tests run on.
-# Pre-fix (4540954, 2-core VM, tmpfs): exit 3, "internal error: baseline torch:compile:default
+# On the 2-core VM (2026-12-07, a 1.2 GiB tmpfs): exit 3, "internal error: baseline torch:compile:default
 # failed while warming up: InductorError: OSError: [Errno 28] No space left on device"; the same
 # file system with an honest torch.softmax: ok_not_faster.
 # Expected: a worker's scratch is bounded; the candidate's excess is its own resource_limit (or
