@@ -1,9 +1,11 @@
 // The SQLite engine of the store: one file in WAL mode, schema version in `PRAGMA user_version`.
 #include <sqlite3.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <iterator>
 #include <system_error>
+#include <thread>
 #include <utility>
 
 #include "core/error.hpp"
@@ -239,7 +241,8 @@ std::optional<std::string> opt(const std::string& s) {
 
 class sqlite_backend final : public store_backend {
  public:
-  sqlite_backend(const std::filesystem::path& file, int busy_timeout_ms) : m_path(file) {
+  sqlite_backend(const std::filesystem::path& file, int busy_timeout_ms)
+      : m_path(file), m_busy_timeout_ms(busy_timeout_ms) {
     open(busy_timeout_ms);
     try {
       configure();
@@ -376,19 +379,33 @@ class sqlite_backend final : public store_backend {
     KJ_SQLITE_CHECK(m_db, sqlite3_busy_timeout(m_db, busy_timeout_ms));
   }
 
-  void configure() {
-    // The first statement reads the header: a file that is not SQLite is the user's mistake.
+  // `PRAGMA journal_mode=WAL` on a database that other processes are creating at the same
+  // moment can fail with SQLITE_BUSY without SQLite calling the busy handler (the switch needs
+  // an exclusive lock, and SQLite refuses to wait on some lock upgrades to avoid deadlock). So
+  // the switch is retried here, every 5 ms, for as long as the busy timeout allows.
+  std::string switch_to_wal() {
     const char* sql = "PRAGMA journal_mode=WAL";
-    sqlite3_stmt* raw = nullptr;
-    int rc = sqlite3_prepare_v2(m_db, sql, -1, &raw, nullptr);
-    if (rc == SQLITE_OK) rc = sqlite3_step(raw);
-    std::string mode = rc == SQLITE_ROW && sqlite3_column_text(raw, 0) != nullptr
-                           ? reinterpret_cast<const char*>(sqlite3_column_text(raw, 0))
-                           : "";
-    std::string err = sqlite3_errmsg(m_db);
-    sqlite3_finalize(raw);
-    if (rc == SQLITE_NOTADB) throw usage_error(m_path.string() + ": not a kjudge database: " + err);
-    if (rc != SQLITE_ROW) sqlite_check(rc, m_db, sql, __FILE__, __LINE__);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(m_busy_timeout_ms);
+    for (;;) {
+      sqlite3_stmt* raw = nullptr;
+      int rc = sqlite3_prepare_v2(m_db, sql, -1, &raw, nullptr);
+      if (rc == SQLITE_OK) rc = sqlite3_step(raw);
+      std::string mode = rc == SQLITE_ROW && sqlite3_column_text(raw, 0) != nullptr
+                             ? reinterpret_cast<const char*>(sqlite3_column_text(raw, 0))
+                             : "";
+      std::string err = sqlite3_errmsg(m_db);
+      sqlite3_finalize(raw);
+      // The first statement reads the header: a file that is not SQLite is the user's mistake.
+      if (rc == SQLITE_NOTADB) throw usage_error(m_path.string() + ": not a kjudge database: " + err);
+      if (rc == SQLITE_ROW) return mode;
+      if ((rc & 0xff) != SQLITE_BUSY || std::chrono::steady_clock::now() >= deadline)
+        sqlite_check(rc, m_db, sql, __FILE__, __LINE__);
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }
+
+  void configure() {
+    const std::string mode = switch_to_wal();
     // WAL lets `kjudge history` read while a judge writes; an in-memory DB has no journal file.
     if (m_path != ":memory:" && mode != "wal")
       throw internal_error(m_path.string() + ": cannot switch the database to WAL mode (mode is '" + mode + "')");
@@ -445,6 +462,7 @@ class sqlite_backend final : public store_backend {
 
   sqlite3* m_db = nullptr;
   std::filesystem::path m_path;
+  int m_busy_timeout_ms = 0;  // how long a locked database is waited for, in ms
 };
 
 }  // namespace
