@@ -68,6 +68,10 @@ void add_eval_flags(CLI::App* c, eval_flags& f) {
               "cuda: no kernel trace of checked calls (only to measure what the trace costs: work on other streams, "
               "after the stop event, library kernels and peak memory are then not checked)");
   c->add_option("--memory-limit", f.memory_limit_mib, "address-space limit of a cpu worker, MiB");
+  c->add_option("--scratch-limit", f.scratch_limit_mib,
+                "size of the private tmpfs a candidate's worker writes into (its HOME and TMPDIR), MiB; 0: the real "
+                "scratch directory, without a total bound")
+      ->check(CLI::Range(0.0, 1048576.0));
   c->add_flag("-q,--quiet", f.quiet, "no progress display");
 }
 
@@ -139,6 +143,7 @@ eval_options to_options(const eval_flags& f, const std::string& problem, const s
   o.trace = !f.no_trace;
   if (!f.torch.empty()) o.torch_baselines = parse_torch_baselines(f.torch);
   o.memory_limit_bytes = static_cast<std::size_t>(f.memory_limit_mib * 1024 * 1024);
+  o.scratch_quota_bytes = static_cast<std::size_t>(f.scratch_limit_mib * 1024 * 1024);
   if (f.call_timeout <= 0) throw usage_error("--call-timeout: expected a positive number of seconds");
   if (!f.seed.empty()) {
     try {

@@ -34,6 +34,7 @@ struct eval_flags {
   int worker_epochs = 0;  // 0: the device's default (default_worker_epochs: 3 on cuda, 1 on cpu)
   bool no_trace = false;
   double memory_limit_mib = 4096;
+  double scratch_limit_mib = 1024;
   std::string torch;
   bool no_compile_cache = false;
   double shape_scale = 0;

@@ -46,6 +46,9 @@ struct eval_options {
   bool sandbox = true;
   double call_timeout_seconds = 30;  // one call (watchdog), seconds
   std::size_t memory_limit_bytes = 4ull << 30;
+  // The candidate's workers write into a private tmpfs of this size (bytes; 0: the real scratch
+  // directory, unbounded in total): a candidate cannot fill the disk its baselines compile on.
+  std::size_t scratch_quota_bytes = 1ull << 30;
   bool tf32 = true;  // TF32 permitted where the problem allows it
   // cuda, Python references (imported problems): run the reference (float64 and same-dtype) in
   // torch on the device (default), or on the host as on cpu (slow for GPU-sized problems).

@@ -196,7 +196,7 @@ std::variant<worker_process, worker_failure> worker_process::launch(const worker
   envp.push_back(nullptr);
   std::optional<detail::private_mounts> mounts;
   if (o.sandbox)
-    mounts.emplace(o.scratch_dir.string());
+    mounts.emplace(o.scratch_dir.string(), o.scratch_quota_bytes);
   else
     std::snprintf(ns_report, ns_capacity, "none: the worker runs without the sandbox");
   std::vector<char*> argv;

@@ -36,6 +36,9 @@ struct worker_options {
   std::size_t file_size_limit_bytes = 64u << 20;  // RLIMIT_FSIZE
   bool sandbox = true;
   std::filesystem::path scratch_dir;  // the worker's only writable directory; its log goes here
+  // > 0 (with the sandbox): the worker's scratch is a private tmpfs of this many bytes, so that
+  // what it writes cannot fill the file system others share (pool/detail/private_mounts.hpp).
+  std::size_t scratch_quota_bytes = 0;
   double start_timeout_seconds = 60;
   // A program the worker runs under (argv prefix), e.g. compute-sanitizer with its options
   // (--sanitize); empty: the worker is started directly.

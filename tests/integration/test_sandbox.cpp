@@ -90,6 +90,27 @@ TEST(Sandbox, KillingTheControllerLeavesNoWorkerAndNoScratch) {
   EXPECT_TRUE(!fs::exists(scratch, ec) || fs::is_empty(scratch, ec)) << "scratch left in " << scratch;
 }
 
+// A candidate's worker writes into a private tmpfs of --scratch-limit MiB: the candidate that fills
+// it meets ENOSPC there, and the disk that the baselines' compiles, the cache and the store share
+// keeps its room. The same candidate without the bound writes past 64 MiB and so writes zeros,
+// which shows that the bound, not the test machine's disk, stopped it.
+TEST(Sandbox, ACandidateCannotWritePastItsScratchLimit) {
+  const std::vector<std::string> base{"eval", "softmax", candidate("fills_scratch_softmax.cpp"), "--no-timing"};
+  auto with = [&](const char* mib) {
+    auto a = base;
+    a.insert(a.end(), {"--scratch-limit", mib});
+    return kjudge(a, 300, {{"KJUDGE_TORCH_BASELINES", "none"}});
+  };
+  const auto bounded = with("32");
+  EXPECT_EQ(bounded.r.exit_status, 0) << bounded.r.output;
+  EXPECT_EQ(status_of(bounded).rfind("ok_", 0), 0u) << status_of(bounded);
+  ASSERT_TRUE(bounded.result.is_object());
+  const std::string ns = bounded.result["env"]["sandbox"].value("namespaces", "");
+  EXPECT_NE(ns.find("scratch_quota=" + std::to_string(32u << 20)), std::string::npos) << ns;
+  const auto unbounded = with("0");
+  EXPECT_EQ(status_of(unbounded), "wrong_result") << unbounded.r.output;
+}
+
 TEST(Sandbox, AnImportedProblemChangedAfterImportIsRefused) {
   const fs::path out = test_dir() / "imported-changed";
   const std::string file = std::string(KJUDGE_TEST_DATA) + "/redteam/python/kernelbench/1_ScaledTanh.py";

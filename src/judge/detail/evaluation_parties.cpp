@@ -208,6 +208,7 @@ worker_options evaluation::worker_options_for(const std::filesystem::path& lib, 
   wo.memory_limit_bytes = m_c.device == device_kind::cuda ? 0 : m_o.memory_limit_bytes;
   wo.sandbox = m_o.sandbox;
   wo.scratch_dir = m_scratch / label;
+  if (role == worker_role::candidate) wo.scratch_quota_bytes = m_o.scratch_quota_bytes;
   if (!party.is_null()) configure_python_worker(wo, party, m_scratch / (label + "-party"));
   return wo;
 }

@@ -89,7 +89,9 @@ bool write_file(const char* path, const std::string& text) {
 
 }  // namespace
 
-private_mounts::private_mounts(const std::string& scratch) : m_scratch(scratch) {
+private_mounts::private_mounts(const std::string& scratch, std::size_t quota_bytes)
+    : m_scratch(scratch), m_quota_bytes(quota_bytes) {
+  if (m_quota_bytes > 0) m_tmpfs_options = "size=" + std::to_string(m_quota_bytes) + ",mode=0700";
   m_user_ns = ::geteuid() != 0;
   m_uid_map = std::to_string(::geteuid()) + " " + std::to_string(::geteuid()) + " 1\n";
   m_gid_map = std::to_string(::getegid()) + " " + std::to_string(::getegid()) + " 1\n";
@@ -134,8 +136,18 @@ void private_mounts::apply(char* report, std::size_t capacity) const {
   }
   if (m_has_shm && ::mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777,size=64m") == 0)
     put(p, end, ",shm");
-  const bool scratch_bound =
-      !m_scratch.empty() && ::mount(m_scratch.c_str(), m_scratch.c_str(), nullptr, MS_BIND | MS_REC, nullptr) == 0;
+  bool scratch_bound = false;
+  if (!m_scratch.empty() && m_quota_bytes > 0) {
+    scratch_bound = ::mount("tmpfs", m_scratch.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, m_tmpfs_options.c_str()) == 0;
+    if (scratch_bound) {
+      put(p, end, ",scratch_quota=");
+      put_number(p, end, m_quota_bytes);
+    } else {
+      put(p, end, ",scratch_quota_refused");
+    }
+  }
+  if (!scratch_bound && !m_scratch.empty())
+    scratch_bound = ::mount(m_scratch.c_str(), m_scratch.c_str(), nullptr, MS_BIND | MS_REC, nullptr) == 0;
   if (!scratch_bound) {
     put(p, end, ",scratch_bind_refused");
     return;  // remounting the scratch's file system read-only would leave the worker no room

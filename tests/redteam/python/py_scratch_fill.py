@@ -1,20 +1,17 @@
-# Attack (the baselines' compile starved of disk): a worker's scratch directory has no quota, and a
-# Python worker may write files of up to 2 GiB each (RLIMIT_FSIZE raised for torch's compilers), in
-# the cache's file system, which the baselines' scratch (their torch.compile caches, inductor's
-# generated C++ and shared objects on the cpu) shares. This softmax is honest and correct; its
-# timing worker (scratch ".../candidate-timing", started while the checks run, before the
-# baselines' warm-up compiles) fills that file system at import, in 64 MiB files, and keeps the
-# space until the evaluation ends. A torch:compile baseline's warm-up then cannot write its
-# compile: the evaluation ends without a verdict (a baseline's failure is the judge's: exit 2 or
-# 3, batch outcome bad_input or judge_fault), and a slow candidate is never recorded as
-# ok_not_faster; the store's publish of the compile cache fails too.
-# Demonstration on a 1.2 GiB tmpfs: tests/redteam/python/py_scratch_fill.sh. Not in the manifest:
-# judged there it would fill the disk the tests run on.
-# On the 2-core VM (2026-12-07, a 1.2 GiB tmpfs): exit 3, "internal error: baseline torch:compile:default
-# failed while warming up: InductorError: OSError: [Errno 28] No space left on device"; the same
-# file system with an honest torch.softmax: ok_not_faster.
-# Expected: a worker's scratch is bounded; the candidate's excess is its own resource_limit (or
-# the evaluation goes on with the baselines unharmed).
+# Attack (the baselines' compile starved of disk): a Python worker may write files of up to 2 GiB
+# each (RLIMIT_FSIZE raised for torch's compilers). This softmax is honest and correct; its timing
+# worker (scratch ".../candidate-timing", started while the checks run, before the baselines'
+# warm-up compiles) writes 64 MiB files into its scratch at import until a write fails, and keeps
+# the space until the evaluation ends. Were the scratch a directory of the file system that holds
+# KJUDGE_CACHE, a torch:compile baseline's warm-up could not write its compile, and the evaluation
+# would end without a verdict (the judge's fault: exit 3, batch outcome judge_fault); on the 2-core
+# VM on 2026-12-07, before the scratch quota, with KJUDGE_CACHE on a 1.2 GiB tmpfs: exit 3,
+# "InductorError: OSError: [Errno 28] No space left on device".
+# Expected: the candidate's scratch is a tmpfs of --scratch-limit MiB (pool/detail/private_mounts),
+# so the fill ends there with ENOSPC and the evaluation goes on with the baselines unharmed: the
+# honest softmax passes (harmless). py_scratch_fill.sh shows it with a torch:compile baseline and
+# KJUDGE_CACHE on a small tmpfs (the same VM, the same date, with the quota: ok_faster, 536 KiB of
+# that tmpfs used).
 import os
 
 import torch

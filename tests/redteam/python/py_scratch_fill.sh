@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Demonstration of tests/redteam/python/py_scratch_fill.py: KJUDGE_CACHE on a small tmpfs (root
 # only: mount), a torch:compile:default baseline; the attack judged first, on a fresh cache,
-# then an honest torch.softmax as the control (logs kept in /tmp/kjudge-redteam-fill-logs.*). Usage: tests/redteam/python/py_scratch_fill.sh [path/to/kjudge]
+# then an honest torch.softmax as the control; `df` after each shows what the cache's file system
+# kept free (logs kept in /tmp/kjudge-redteam-fill-logs.*). Usage: tests/redteam/python/py_scratch_fill.sh [path/to/kjudge]
 set -u
 kj=$(realpath "${1:-build/bin/kjudge}")
 here=$(cd "$(dirname "$0")" && pwd)
