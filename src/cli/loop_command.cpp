@@ -117,7 +117,7 @@ void add_loop_command(CLI::App& app) {
                 "keep a family's best within this fraction of the best (default 0.15)");
   c->add_option("--retire-after", f.o.retire_after, "attempts before a family outside the beam is retired (default 2)");
   c->add_option("--db", f.db,
-                "SQLite store file; the loop cannot use a PostgreSQL one (default: $KJUDGE_DB or "
+                "the store: an SQLite file or a postgresql:// URL (default: $KJUDGE_DB or "
                 "~/.local/share/kjudge/kjudge.db)");
   c->add_option("--resume", f.resume, "continue the run in DIR (kill -9 included)");
   c->add_flag("--no-sandbox", f.no_sandbox, "run workers without seccomp/landlock (debugging only)");

@@ -698,6 +698,13 @@ class driver {
   double m_elapsed_base = 0.0;
 };
 
+// The store as loop.json keeps it for --resume: a file made absolute (a resume may start in another
+// directory), a PostgreSQL URL as given.
+std::string store_location(const fs::path& db) {
+  if (store::is_postgres_url(db.string())) return db.string();
+  return fs::absolute(db).string();
+}
+
 void check_options(const loop_options& o) {
   if (o.problem.empty()) throw usage_error("loop: give a PROBLEM (or --resume DIR)");
   if (o.proposer.empty()) throw usage_error("loop: --proposer is required (a command, autotune:TEMPLATE or dir:PATH)");
@@ -780,7 +787,7 @@ loop_outcome run_loop(const loop_options& o) {
               {"proposer_timeout_s", o.proposer_timeout_s},
               {"max_proposals", o.max_proposals},
               {"autotune_max_configs", o.autotune_max_configs},
-              {"db", fs::absolute(o.db.empty() ? default_db_path() : o.db).string()},
+              {"db", store_location(o.db.empty() ? default_db_path() : o.db)},
               {"cwd", cwd.string()},
               {"workdir", workdir.string()},
               {"sandbox", o.sandbox}};

@@ -1,30 +1,26 @@
-// The loop's rows in the SQLite store (migration 2 in store/store.cpp): runs, iterations,
+// The loop's rows in the store (migration 2 of either engine, store/detail/): runs, iterations,
 // proposals, families. Every write is an upsert keyed by the journal's ids, so replaying a
 // journal after kill -9 rewrites the same rows and never adds a second one.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
-#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
 #include "store/store.hpp"
 
-struct sqlite3;
-
 namespace kjudge::loop {
 
 class loop_store {
  public:
-  // Opens (creating and migrating) the store. Throws as kjudge::store does.
+  // Opens (creating and migrating) the store: an SQLite file or a PostgreSQL URL. Throws as
+  // kjudge::store does.
   explicit loop_store(const std::filesystem::path& db);
-  ~loop_store();
-  loop_store(const loop_store&) = delete;
-  loop_store& operator=(const loop_store&) = delete;
 
-  // `config` is the run's loop.json document (id, problem, device, proposer, workdir, ...).
+  // `config` is the run's loop.json document (id, problem, device, proposer, workdir, ...); its
+  // "db" is stored without a password.
   void upsert_run(const nlohmann::json& config);
   // `row`: iteration, request, proposer_status, proposer_seconds, n_proposals, best (scored
   // candidate JSON or null), improved, beam, elapsed_s.
@@ -46,10 +42,7 @@ class loop_store {
   const std::filesystem::path& path() const { return m_store.path(); }
 
  private:
-  static const std::filesystem::path& check_sqlite(const std::filesystem::path& db);
-
   kjudge::store m_store;
-  sqlite3* m_db = nullptr;
 };
 
 }  // namespace kjudge::loop

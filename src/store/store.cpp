@@ -1,5 +1,6 @@
 #include "store/store.hpp"
 
+#include <algorithm>
 #include <system_error>
 #include <utility>
 
@@ -133,6 +134,36 @@ std::optional<nlohmann::json> store::get(std::int64_t id) const {
 
 std::optional<std::string> store::get_source(std::int64_t id) const {
   return m_backend->source(id);
+}
+
+void store::upsert_loop_row(loop_table table, const loop_row& row) {
+  const auto& schema = detail::schema_of(table);
+  std::vector<std::optional<loop_value>> ordered(schema.columns.size());
+  for (const auto& [name, value] : row) {
+    const auto it = std::find(schema.columns.begin(), schema.columns.end(), name);
+    if (it == schema.columns.end()) throw internal_error(std::string(schema.name) + " has no column " + name);
+    auto& slot = ordered[static_cast<std::size_t>(it - schema.columns.begin())];
+    if (slot) throw internal_error(std::string(schema.name) + ": column " + name + " given twice");
+    slot = value;
+  }
+  std::vector<loop_value> values;
+  values.reserve(ordered.size());
+  for (std::size_t i = 0; i < ordered.size(); ++i) {
+    // A column left out would be NULL in a new row but keep its value in a rewritten one.
+    if (!ordered[i]) throw internal_error(std::string(schema.name) + ": column " + schema.columns[i] + " not given");
+    values.push_back(std::move(*ordered[i]));
+  }
+  m_backend->upsert_loop_row(schema, values);
+}
+
+std::optional<std::int64_t> store::find_loop_evaluation(const std::optional<std::string>& candidate_sha256,
+                                                        const std::string& run_id,
+                                                        const std::string& proposal_id) const {
+  return m_backend->find_loop_evaluation(candidate_sha256, run_id, proposal_id);
+}
+
+std::int64_t store::count_loop_rows(loop_table table, const std::string& run_id) const {
+  return m_backend->count_loop_rows(detail::schema_of(table), run_id);
 }
 
 }  // namespace kjudge

@@ -13,6 +13,8 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
+#include <variant>
 #include <vector>
 
 namespace kjudge {
@@ -56,6 +58,15 @@ struct stored_row {
   std::optional<std::string> env_json;
   std::string dedup_key;  // empty: none
 };
+
+// The tables of `kjudge loop` (migration 2): one row per run, iteration, proposal and family.
+enum class loop_table { runs, iterations, proposals, families };
+
+// One column's value in a loop table: NULL, an integer, a real or a text.
+using loop_value = std::variant<std::monostate, std::int64_t, double, std::string>;
+
+// A whole row of a loop table: every column of the table named once, in any order.
+using loop_row = std::vector<std::pair<std::string, loop_value>>;
 
 struct add_outcome {
   std::int64_t id = 0;
@@ -115,6 +126,21 @@ class store {
 
   // The stored source text of the candidate of evaluation `id`.
   std::optional<std::string> get_source(std::int64_t id) const;
+
+  // Writes one row of a loop table keyed by its primary key (the journal's ids): a row already
+  // holding the key is updated in place, never duplicated, so replaying a journal rewrites the
+  // same rows. A run's row keeps its created_at, problem, device and proposer and takes the new
+  // config_json and workdir; the other tables take every column. Throws internal_error if `row`
+  // does not name each of the table's columns exactly once, or on a database failure.
+  void upsert_loop_row(loop_table table, const loop_row& row);
+
+  // The lowest id of an evaluation of `candidate_sha256` (nullopt: stored without one) whose
+  // document's "loop" field names `run_id` and `proposal_id`; nullopt if there is none.
+  std::optional<std::int64_t> find_loop_evaluation(const std::optional<std::string>& candidate_sha256,
+                                                   const std::string& run_id, const std::string& proposal_id) const;
+
+  // Rows of a loop table that belong to run `run_id` (for loop_table::runs: 0 or 1).
+  std::int64_t count_loop_rows(loop_table table, const std::string& run_id) const;
 
   // The schema version as read from the database now (SQLite: `PRAGMA user_version`).
   int schema_version() const;

@@ -2,7 +2,6 @@
 // same answers. Engine-specific behaviour (WAL mode, PRAGMA user_version) is in
 // tests/unit/test_store.cpp.
 #include <gtest/gtest.h>
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -13,62 +12,13 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "pg_test_util.hpp"
+#include "engine_test_util.hpp"
 #include "store/store.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
-
-// One empty database of either engine, and a way to count rows behind the store's back.
-class test_db {
- public:
-  virtual ~test_db() = default;
-  virtual std::string where() const = 0;
-  virtual long long count(const std::string& sql) const = 0;
-};
-
-class sqlite_db final : public test_db {
- public:
-  sqlite_db() {
-    std::string tmpl = (fs::temp_directory_path() / "kjudge_backend_test.XXXXXX").string();
-    if (mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    m_dir = tmpl;
-  }
-  ~sqlite_db() override {
-    std::error_code ec;
-    fs::remove_all(m_dir, ec);
-  }
-  sqlite_db(const sqlite_db&) = delete;
-  sqlite_db& operator=(const sqlite_db&) = delete;
-  sqlite_db(sqlite_db&&) = delete;
-  sqlite_db& operator=(sqlite_db&&) = delete;
-  std::string where() const override { return (m_dir / "kjudge.db").string(); }
-  long long count(const std::string& sql) const override {
-    sqlite3* db = nullptr;
-    sqlite3_open(where().c_str(), &db);
-    sqlite3_stmt* s = nullptr;
-    long long n = -1;
-    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
-      n = sqlite3_column_int64(s, 0);
-    sqlite3_finalize(s);
-    sqlite3_close(db);
-    return n;
-  }
-
- private:
-  fs::path m_dir;
-};
-
-class postgres_db final : public test_db {
- public:
-  std::string where() const override { return m_db.url(); }
-  long long count(const std::string& sql) const override { return std::stoll(m_db.scalar(sql)); }
-
- private:
-  kjudge::testing::pg_database m_db;
-};
 
 json make_result(const std::string& problem, const std::string& created_at, const std::string& status = "ok_faster",
                  double speedup = 1.5) {
@@ -86,17 +36,12 @@ json make_result(const std::string& problem, const std::string& created_at, cons
 
 class store_backends : public ::testing::TestWithParam<std::string> {
  protected:
-  void SetUp() override {
-    if (GetParam() == "sqlite")
-      m_db = std::make_unique<sqlite_db>();
-    else
-      m_db = std::make_unique<postgres_db>();
-  }
-  const test_db& db() const { return *m_db; }
+  void SetUp() override { m_db = kjudge::testing::make_test_db(GetParam()); }
+  const kjudge::testing::test_db& db() const { return *m_db; }
   long long rows() const { return m_db->count("SELECT count(*) FROM evaluations"); }
 
  private:
-  std::unique_ptr<test_db> m_db;
+  std::unique_ptr<kjudge::testing::test_db> m_db;
 };
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "store/detail/loop_tables.hpp"
 #include "store/store.hpp"
 
 namespace kjudge::detail {
@@ -32,6 +33,14 @@ class store_backend {
   virtual std::vector<std::string> keys_with_prefix(const std::string& prefix) const = 0;
   // Every evaluation row in id order.
   virtual void for_each_row(const std::function<void(const stored_row&)>& visit) const = 0;
+
+  // The loop's tables (store.hpp documents the semantics). `values` are in the schema's column
+  // order, already checked against it by the facade.
+  virtual void upsert_loop_row(const loop_table_schema& schema, const std::vector<loop_value>& values) = 0;
+  virtual std::optional<std::int64_t> find_loop_evaluation(const std::optional<std::string>& candidate_sha256,
+                                                           const std::string& run_id,
+                                                           const std::string& proposal_id) const = 0;
+  virtual std::int64_t count_loop_rows(const loop_table_schema& schema, const std::string& run_id) const = 0;
 };
 
 // Opens or creates the SQLite file and migrates it (store.hpp's constructor documents the errors).

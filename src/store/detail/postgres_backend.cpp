@@ -7,11 +7,14 @@
 
 #if defined(KJUDGE_HAVE_POSTGRES)
 
+#include <array>
+#include <charconv>
 #include <cstdio>
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <pqxx/pqxx>
 #include <type_traits>
+#include <variant>
 
 namespace kjudge::detail {
 namespace {
@@ -148,6 +151,20 @@ std::string from_hex(const std::string& hex) {
   return out;
 }
 
+// A loop column's value as the text PostgreSQL parses into the column's type (the parameter's
+// type is the column's); a double in its shortest form that reads back to the same value.
+std::optional<std::string> param_text(const loop_value& v) {
+  if (const auto* n = std::get_if<std::int64_t>(&v)) return std::to_string(*n);
+  if (const auto* x = std::get_if<double>(&v)) {
+    std::array<char, 32> buf{};
+    const auto [end, ec] = std::to_chars(buf.data(), buf.data() + buf.size(), *x);
+    if (ec != std::errc()) throw internal_error("cannot format a real for PostgreSQL");
+    return std::string(buf.data(), end);
+  }
+  if (const auto* t = std::get_if<std::string>(&v)) return pg_text(*t);
+  return std::nullopt;
+}
+
 std::optional<std::string> opt_text(const pqxx::field& f) {
   if (f.is_null()) return std::nullopt;
   return f.as<std::string>();
@@ -252,6 +269,47 @@ class postgres_backend final : public store_backend {
           "env_json, dedup_key FROM evaluations ORDER BY id");
       for (const auto& row : res) visit(to_stored_row(row));
       return 0;
+    });
+  }
+
+  void upsert_loop_row(const loop_table_schema& schema, const std::vector<loop_value>& values) override {
+    std::vector<std::optional<std::string>> params;
+    params.reserve(values.size());
+    for (const auto& v : values) params.push_back(param_text(v));
+    guarded([&] {
+      pqxx::work tx(*m_conn);
+      tx.exec_params(loop_upsert_sql(schema, '$'), pqxx::prepare::make_dynamic_params(params));
+      tx.commit();
+      return 0;
+    });
+  }
+
+  std::optional<std::int64_t> find_loop_evaluation(const std::optional<std::string>& candidate_sha256,
+                                                   const std::string& run_id,
+                                                   const std::string& proposal_id) const override {
+    // result_json is text. Casting it to json (or jsonb) fails on a document holding \u0000 (a
+    // candidate's output may) anywhere, not only on the path; the same-length \ufffd keeps any
+    // document valid JSON and leaves the loop's ids, which hold no escapes, as they are. Both
+    // forms of the hash test name $1, so the statement always takes three parameters; the =
+    // form can use the index on candidate_sha256.
+    const std::string sha =
+        candidate_sha256 ? "candidate_sha256 = $1" : "candidate_sha256 IS NULL AND $1::text IS NULL";
+    const std::string doc = "replace(result_json, '\\u0000', '\\ufffd')::json";
+    return guarded([&]() -> std::optional<std::int64_t> {
+      pqxx::read_transaction tx(*m_conn);
+      const auto res =
+          tx.exec_params("SELECT id FROM evaluations WHERE " + sha + " AND " + doc + " #>> '{loop,run}' = $2 AND " +
+                             doc + " #>> '{loop,proposal}' = $3 ORDER BY id LIMIT 1",
+                         pg_text(candidate_sha256), pg_text(run_id), pg_text(proposal_id));
+      if (res.empty()) return std::nullopt;
+      return res[0][0].as<std::int64_t>();
+    });
+  }
+
+  std::int64_t count_loop_rows(const loop_table_schema& schema, const std::string& run_id) const override {
+    return guarded([&] {
+      pqxx::read_transaction tx(*m_conn);
+      return tx.exec_params(loop_count_sql(schema, '$'), pg_text(run_id))[0][0].as<std::int64_t>();
     });
   }
 

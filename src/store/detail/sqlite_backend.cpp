@@ -7,6 +7,7 @@
 #include <system_error>
 #include <thread>
 #include <utility>
+#include <variant>
 
 #include "core/error.hpp"
 #include "store/detail/backend.hpp"
@@ -168,6 +169,12 @@ class statement {
     KJ_SQLITE_CHECK(m_db, sqlite3_bind_double(m_stmt, i, *v));
   }
   void bind_int(int i, std::int64_t v) { KJ_SQLITE_CHECK(m_db, sqlite3_bind_int64(m_stmt, i, v)); }
+  void bind_value(int i, const loop_value& v) {
+    if (const auto* n = std::get_if<std::int64_t>(&v)) return bind_int(i, *n);
+    if (const auto* x = std::get_if<double>(&v)) return bind_real(i, *x);
+    if (const auto* t = std::get_if<std::string>(&v)) return bind_text(i, *t);
+    KJ_SQLITE_CHECK(m_db, sqlite3_bind_null(m_stmt, i));
+  }
 
   // True while a row is available.
   bool step() { return KJ_SQLITE_CHECK(m_db, sqlite3_step(m_stmt)) == SQLITE_ROW; }
@@ -357,6 +364,33 @@ class sqlite_backend final : public store_backend {
       r.dedup_key = q.text(15);
       visit(r);
     }
+  }
+
+  void upsert_loop_row(const loop_table_schema& schema, const std::vector<loop_value>& values) override {
+    statement s(m_db, loop_upsert_sql(schema, '?').c_str());
+    for (std::size_t i = 0; i < values.size(); ++i) s.bind_value(static_cast<int>(i + 1), values[i]);
+    s.step();
+  }
+
+  std::optional<std::int64_t> find_loop_evaluation(const std::optional<std::string>& candidate_sha256,
+                                                   const std::string& run_id,
+                                                   const std::string& proposal_id) const override {
+    statement q(m_db,
+                "SELECT id FROM evaluations WHERE candidate_sha256 IS ?1 AND "
+                "json_extract(result_json, '$.loop.run') = ?2 AND json_extract(result_json, '$.loop.proposal') = ?3 "
+                "ORDER BY id LIMIT 1");
+    q.bind_text(1, candidate_sha256);
+    q.bind_text(2, run_id);
+    q.bind_text(3, proposal_id);
+    if (q.step()) return q.integer(0);
+    return std::nullopt;
+  }
+
+  std::int64_t count_loop_rows(const loop_table_schema& schema, const std::string& run_id) const override {
+    statement q(m_db, loop_count_sql(schema, '?').c_str());
+    q.bind_text(1, run_id);
+    q.step();
+    return q.integer(0);
   }
 
  private:
