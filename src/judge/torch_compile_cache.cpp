@@ -59,7 +59,24 @@ std::size_t torch_compile_cache::seed(const fs::path& scratch) const {
   fs::create_directories(to, ec);
   fs::copy(from, to, fs::copy_options::recursive | fs::copy_options::overwrite_existing, ec);
   if (ec) return 0;
+  // The copy keeps the entry's modes; a file stored read-only would refuse the worker's rewrite,
+  // which runs without CAP_DAC_OVERRIDE even as root.
+  for (auto it = fs::recursive_directory_iterator(to, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    std::error_code ignored;
+    const auto add = it->is_directory(ignored) ? fs::perms::owner_all : fs::perms::owner_read | fs::perms::owner_write;
+    fs::permissions(it->path(), add, fs::perm_options::add | fs::perm_options::nofollow, ignored);
+  }
   return census(to).first;
+}
+
+void torch_compile_cache::discard(const fs::path& scratch) const {
+  std::error_code ignored;
+  fs::remove_all(scratch / k_scratch_subdir, ignored);
+  // Renamed away first, so that no reader copies a half-removed entry.
+  const fs::path gone = entry().parent_path() / (m_key + ".tmp-discarded-" + std::to_string(::getpid()));
+  fs::rename(entry(), gone, ignored);
+  fs::remove_all(gone, ignored);
 }
 
 std::string torch_compile_cache::publish(const fs::path& scratch) const {

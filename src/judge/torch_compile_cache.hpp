@@ -38,9 +38,15 @@ class torch_compile_cache {
   [[nodiscard]] const std::string& key() const { return m_key; }
   [[nodiscard]] std::filesystem::path entry() const;  // cache_root()/torch-compile/<key>
 
-  // Copies the stored entry, if any, into scratch/k_scratch_subdir; returns the files copied.
-  // Never throws: a cache that cannot be read is a cold compile, reported by the count.
+  // Copies the stored entry, if any, into scratch/k_scratch_subdir, every file and directory of
+  // the copy writable by its owner (the worker rewrites some: Triton's metadata); returns the
+  // files copied. Never throws: a cache that cannot be read is a cold compile, reported by the
+  // count.
   std::size_t seed(const std::filesystem::path& scratch) const;
+
+  // A seeded worker that failed its warm-up: its copy is removed from `scratch` and the stored
+  // entry dropped (the next worker compiles cold and publishes anew). Never throws.
+  void discard(const std::filesystem::path& scratch) const;
 
   // Stores scratch/k_scratch_subdir as the entry unless one exists. Returns what happened:
   // "published", "kept" (an entry exists), "empty", "too large" or "failed: why".

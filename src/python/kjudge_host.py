@@ -21,6 +21,12 @@ if os.environ.get("KJUDGE_SCRATCH"):
     _caches = os.path.join(os.environ["KJUDGE_SCRATCH"], "torch-compile-cache")
     os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", os.path.join(_caches, "inductor"))
     os.environ.setdefault("TRITON_CACHE_DIR", os.path.join(_caches, "triton"))
+# Inductor compiles in this process: its pool of compile workers (a process per core, started
+# with multiprocessing, whose connections are sockets, which the sandbox refuses) would be a
+# candidate's sandbox_violation in the compiled model of `kjudge e2e`, and its idle workers,
+# left running in a baseline's process group, would spend CPU beside the timed calls (seen on
+# the H100 on 2026-12-07: 8 refused socket calls, three python3 children left behind).
+os.environ.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
 
 
 class BadInput(Exception):

@@ -622,6 +622,22 @@ TEST_F(Python, NextEvaluationsCompiledBaselineStartsFromTheStoredCaches) {
   EXPECT_GE(py2["stats"]["compile_cache"]["fxgraph_cache_hit"].get<int>(), 1) << py2.dump();
   EXPECT_EQ(py2["stats"]["compile_cache"]["fxgraph_cache_miss"], 0) << py2.dump();
 
+  // A stored entry that breaks the worker it seeds (its inductor cache a file, not a directory:
+  // torch fails at the worker's start) is dropped, the worker started again from nothing, and a
+  // new entry stored: the evaluation ends with a verdict, never the judge's fault.
+  fs::remove_all(entry / "inductor");
+  std::ofstream(entry / "inductor") << "not a directory\n";
+  const auto broken = kj(args, env);
+  ASSERT_TRUE(broken.result.is_object()) << broken.r.output;
+  EXPECT_EQ(broken.r.exit_status, 0) << broken.r.output;
+  const json pyb = compiled_baseline_python(broken.result);
+  ASSERT_TRUE(pyb.is_object() && pyb["compile_cache"].is_object()) << broken.result["baselines"].dump();
+  ASSERT_TRUE(pyb["compile_cache"]["discarded"].is_array()) << pyb.dump();
+  EXPECT_EQ(pyb["compile_cache"]["discarded"].size(), 1u) << pyb.dump();
+  EXPECT_EQ(pyb["compile_cache"]["seeded_files"], json::array({0})) << pyb.dump();
+  EXPECT_EQ(pyb["compile_cache"]["stored"], "published") << pyb.dump();
+  EXPECT_TRUE(fs::is_directory(entry / "inductor")) << entry;
+
   // Cold, on request: nothing seeded, nothing stored, the graph compiled here.
   std::vector<std::string> cold_args = args;
   cold_args.push_back("--no-compile-cache");

@@ -59,9 +59,13 @@ struct timed_party {
 };
 
 // A worker launched at the start, awaited where first needed.
+// A worker's start as its own process, awaited (start() in the two steps of launch()).
+std::variant<worker_process, worker_failure> awaited(std::variant<worker_process, worker_failure>&& started);
+
 struct launched_party {
   std::string kind;   // the torch party's kind, or "reference" for the reference as a baseline
   std::string label;  // its worker's label (scratch directory)
+  worker_options options;
   std::variant<worker_process, worker_failure> started;
 };
 
@@ -123,6 +127,11 @@ class evaluation {
   std::variant<worker_process, worker_failure> launch_timing_worker() const;
   void launch_baselines();
   void seed_compile_cache(const worker_options& first, const worker_options& wo);
+  bool discard_seeded_cache(const std::filesystem::path& first, const std::filesystem::path& scratch,
+                            const std::string& why);
+  std::variant<worker_process, worker_failure> await_baseline(std::variant<worker_process, worker_failure>&& started,
+                                                              const worker_options& wo,
+                                                              const std::filesystem::path& first);
   void store_compile_cache(std::size_t q, nlohmann::json& warm_up);
   std::variant<worker_process, worker_failure> launch_reference() const;
   phase_outcome launch_workers();
@@ -140,6 +149,7 @@ class evaluation {
   phase_outcome gather_parties();
   phase_outcome add_baselines();
   phase_outcome warm_python(int epoch);
+  nlohmann::json warm_python_baseline(std::size_t q, int epoch);
   phase_outcome warm_up_parties();
   phase_outcome warm_up(std::size_t c, std::size_t q);
   void take_census(int set);
@@ -206,6 +216,8 @@ class evaluation {
   // and the files each of its workers started with (a cold compile: 0).
   std::map<std::filesystem::path, torch_compile_cache> m_compile_caches;
   std::map<std::filesystem::path, std::vector<std::size_t>> m_compile_seeded;
+  // Why a seeded worker's stored cache was dropped (it failed to start or to warm up), per party.
+  std::map<std::filesystem::path, std::vector<std::string>> m_compile_discarded;
 
   // Correctness.
   int m_done = 0;  // cases checked

@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/hash.hpp"
+#include "core/text.hpp"
 #include "judge/detail/evaluation.hpp"
 #include "pool/failure_verdict.hpp"
 
@@ -32,14 +33,13 @@ std::string gib(std::uint64_t bytes) {
   return buf;
 }
 
-// A worker's start as its own process, awaited (start() in the two steps of launch()).
+}  // namespace
+
 std::variant<worker_process, worker_failure> awaited(std::variant<worker_process, worker_failure>&& started) {
   if (std::holds_alternative<worker_process>(started))
     if (auto f = std::get<worker_process>(started).await_ready()) started = std::move(*f);
   return std::move(started);
 }
-
-}  // namespace
 
 // Build: the reference and baselines (trusted, cached) and the candidate.
 phase_outcome evaluation::build_parties() {
@@ -238,7 +238,36 @@ or_verdict<worker_process*> evaluation::start_worker(const std::filesystem::path
 
 // A launched party's worker once it is ready (the failure to start says which party).
 or_verdict<worker_process*> evaluation::await_launched(launched_party& lp) {
-  return adopt_worker(awaited(std::move(lp.started)), worker_role::baseline, lp.label);
+  return adopt_worker(await_baseline(std::move(lp.started), lp.options, lp.options.scratch_dir), worker_role::baseline,
+                      lp.label);
+}
+
+// A baseline's worker start, awaited. One that started from a stored compile cache and failed is
+// started again from nothing, once, and the entry is dropped: a stored cache may cost a compile,
+// never a verdict (python.md). `first` names the party's first worker (its cache's key).
+std::variant<worker_process, worker_failure> evaluation::await_baseline(
+    std::variant<worker_process, worker_failure>&& started, const worker_options& wo,
+    const std::filesystem::path& first) {
+  auto r = awaited(std::move(started));
+  if (!std::holds_alternative<worker_failure>(r) ||
+      !discard_seeded_cache(first, wo.scratch_dir, std::get<worker_failure>(r).message))
+    return r;
+  return awaited(worker_process::launch(wo));
+}
+
+// Drops the stored compile cache that the worker in `scratch` (of the party whose first worker's
+// scratch is `first`) was seeded from; false when that worker was not seeded.
+bool evaluation::discard_seeded_cache(const std::filesystem::path& first, const std::filesystem::path& scratch,
+                                      const std::string& why) {
+  const auto cache = m_compile_caches.find(first);
+  const auto seeded = m_compile_seeded.find(first);
+  if (cache == m_compile_caches.end() || seeded == m_compile_seeded.end() || seeded->second.empty() ||
+      seeded->second.back() == 0)
+    return false;
+  cache->second.discard(scratch);
+  seeded->second.back() = 0;
+  m_compile_discarded[first].push_back(untrusted_text(why, 500));
+  return true;
 }
 
 // The candidate's timing worker (judge_switches::fresh_timing_worker).
@@ -256,10 +285,11 @@ void evaluation::launch_baselines() {
     if (m_torch_kinds.size() == 1 && m_torch_kinds[0] == "none") m_torch_kinds.clear();
     if (!m_c.py_setup.unavailable.empty()) m_torch_kinds.clear();  // reported as skipped at timing
   }
-  if (m_o.timing && !m_c.python_reference)
-    m_launched.push_back({"reference", "baseline-reference",
-                          worker_process::launch(worker_options_for(m_ref_build.library, worker_role::baseline,
-                                                                    "baseline-reference", json()))});
+  if (m_o.timing && !m_c.python_reference) {
+    const worker_options wo =
+        worker_options_for(m_ref_build.library, worker_role::baseline, "baseline-reference", json());
+    m_launched.push_back({"reference", "baseline-reference", wo, worker_process::launch(wo)});
+  }
   const python_problem& pyp = m_c.pyp;
   for (const auto& kind : m_torch_kinds) {
     std::string label = kind;
@@ -272,7 +302,7 @@ void evaluation::launch_baselines() {
       m_compile_caches.emplace(wo.scratch_dir, torch_compile_cache(party, sha256_hex(read_file(pyp.file))));
       seed_compile_cache(wo, wo);
     }
-    m_launched.push_back({kind, label, worker_process::launch(wo)});
+    m_launched.push_back({kind, label, wo, worker_process::launch(wo)});
   }
 }
 
@@ -292,6 +322,8 @@ void evaluation::store_compile_cache(std::size_t q, json& warm_up) {
   if (it == m_compile_caches.end()) return;
   warm_up["compile_cache"] = json{
       {"key", it->second.key()}, {"seeded_files", m_compile_seeded[scratch]}, {"stored", it->second.publish(scratch)}};
+  if (const auto d = m_compile_discarded.find(scratch); d != m_compile_discarded.end())
+    warm_up["compile_cache"]["discarded"] = d->second;
 }
 
 // The reference always runs in its own worker (the oracle's data source).

@@ -186,14 +186,7 @@ phase_outcome evaluation::warm_python(int epoch) {
       continue;
     }
     progress("warm-up", 0, 1, m_parties[q].name + ": compiling and warming up");
-    json wu;
-    {
-      // The candidate's process group is stopped while a baseline compiles: max-autotune times its
-      // choices there, and what it picks is stored for later workers and candidates
-      // (torch_compile_cache.hpp), so a candidate's background work must not weigh on them.
-      const stopped_group stopped(m_parties[0].worker->pid());
-      wu = python_warmup(*m_parties[q].worker, m_parties[q].name, m_warm_calls, 1800);
-    }
+    json wu = warm_python_baseline(q, epoch);
     m_warm_stats[q] = wu.value("stats", json());
     if (epoch == 0) {
       wu["env"] = m_parties[q].worker->ready().value("env", json::object()).value("python", json());
@@ -206,9 +199,37 @@ phase_outcome evaluation::warm_python(int epoch) {
       const auto seeded = m_compile_seeded.find(m_first_options[q].scratch_dir);
       if (seeded != m_compile_seeded.end())
         m_result["baselines"][q - 1]["python"]["compile_cache"]["seeded_files"] = seeded->second;
+      if (const auto d = m_compile_discarded.find(m_first_options[q].scratch_dir); d != m_compile_discarded.end())
+        m_result["baselines"][q - 1]["python"]["compile_cache"]["discarded"] = d->second;
     }
   }
   return std::nullopt;
+}
+
+// A torch baseline's warm-up in worker set `epoch`. The candidate's process group is stopped while
+// a baseline compiles: max-autotune times its choices there, and what it picks is stored for later
+// workers and candidates (torch_compile_cache.hpp), so a candidate's background work must not
+// weigh on them. A worker that started from a stored compile cache and fails its warm-up is
+// started again from nothing, once, and the entry is dropped: a stored cache may cost a compile,
+// never a verdict (python.md).
+json evaluation::warm_python_baseline(std::size_t q, int epoch) {
+  const auto first = epoch == 0 ? m_parties[q].worker->options().scratch_dir : m_first_options[q].scratch_dir;
+  try {
+    const stopped_group stopped(m_parties[0].worker->pid());
+    return python_warmup(*m_parties[q].worker, m_parties[q].name, m_warm_calls, 1800);
+  } catch (const internal_error& e) {
+    const worker_options wo = m_parties[q].worker->options();
+    if (!discard_seeded_cache(first, wo.scratch_dir, e.what())) throw;
+    m_parties[q].worker->stop();
+    progress("warm-up", 0, 1, m_parties[q].name + ": compiling again without its stored compile cache");
+    // A baseline's worker that cannot start throws (adopt_worker): never a verdict here.
+    auto w = adopt_worker(awaited(worker_process::launch(wo)), worker_role::baseline,
+                          m_parties[q].name + " (started again without its stored compile cache)");
+    if (!w.ok()) throw internal_error("a baseline's restart gave a verdict: " + m_parties[q].name);
+    m_parties[q].worker = w.value();
+    const stopped_group stopped(m_parties[0].worker->pid());
+    return python_warmup(*m_parties[q].worker, m_parties[q].name, m_warm_calls, 1800);
+  }
 }
 
 // Warm-up, untimed: page tables, lazy binding, OpenMP thread pools, instruction caches and branch
@@ -305,8 +326,13 @@ phase_outcome evaluation::start_epoch(int e) {
     started.push_back(worker_process::launch(wo));
   }
   for (std::size_t q = 0; q < m_parties.size(); ++q) {
-    if (std::holds_alternative<worker_process>(started[q]))
-      if (auto f = std::get<worker_process>(started[q]).await_ready()) started[q] = std::move(*f);
+    if (m_parties[q].is_candidate) {
+      started[q] = awaited(std::move(started[q]));
+    } else {
+      worker_options wo = m_first_options[q];
+      wo.scratch_dir += "-epoch" + std::to_string(e + 1);
+      started[q] = await_baseline(std::move(started[q]), wo, m_first_options[q].scratch_dir);
+    }
     auto w =
         adopt_worker(std::move(started[q]), m_parties[q].is_candidate ? worker_role::candidate : worker_role::baseline,
                      m_parties[q].name + " (worker set " + std::to_string(e + 1) + ")");
