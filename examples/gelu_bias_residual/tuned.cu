@@ -6,7 +6,8 @@
 // out written with streaming (evict-first) hints, as each byte is touched once.
 // The bias element of flat index k is bias[k mod N]: one 16-byte bias vector when N is a multiple
 // of the vector width (a vector then never crosses a row), single elements otherwise (odd N).
-// The few elements past the last whole vector, and arrays not 16-byte aligned, take a scalar path.
+// The few elements past the last whole vector go to block 0 of the same launch; arrays not
+// 16-byte aligned (or N below the vector width) take a scalar kernel.
 // GELU is the reference's float formula, 0.5 v (1 + erff(v / sqrt 2)), so the error matches it.
 // Expected verdict: correct; at the copy ceiling (3 reads + 1 write of M*N elements).
 #include <cuda_runtime.h>
@@ -70,8 +71,9 @@ __device__ __forceinline__ void bias_of(const T* __restrict__ bias, I k, I n, fl
 
 // Flat vectors [0, vectors) of W elements; I (uint32_t or uint64_t) holds every element index.
 template <class T, bool BiasVec, class I>
-__global__ void __launch_bounds__(threads) gelu_vec(const T* __restrict__ x, const T* __restrict__ bias,
-                                                    const T* __restrict__ res, T* __restrict__ out, I vectors, I n) {
+__global__ void __launch_bounds__(threads)
+    gelu_vec(const T* __restrict__ x, const T* __restrict__ bias, const T* __restrict__ res, T* __restrict__ out,
+             I vectors, I total, I n) {
   constexpr int w = kjcu::vec16<T>::width;
   const uint4* xv = reinterpret_cast<const uint4*>(x);
   const uint4* rv = reinterpret_cast<const uint4*>(res);
@@ -101,16 +103,19 @@ __global__ void __launch_bounds__(threads) gelu_vec(const T* __restrict__ x, con
       }
     }
   }
+  // The total % W elements past the last whole vector (fewer than W <= 8 < threads), one each.
+  const I k = vectors * w + threadIdx.x;
+  if (blockIdx.x == 0 && k < total)
+    out[k] = kjcu::from_f32<T>(gelu_res(kjcu::to_f32(x[k]), kjcu::to_f32(bias[k % n]), kjcu::to_f32(res[k])));
 }
 
-// Flat elements [first, total) one at a time: the tail after the last whole vector, or every
-// element when the arrays are not 16-byte aligned or N is below the vector width.
+// Every flat element one at a time: arrays not 16-byte aligned, or fewer elements than a vector
+// in a row or in all.
 template <class T, class I>
-__global__ void __launch_bounds__(threads)
-    gelu_scalar(const T* __restrict__ x, const T* __restrict__ bias, const T* __restrict__ res, T* __restrict__ out,
-                I first, I total, I n) {
+__global__ void __launch_bounds__(threads) gelu_scalar(const T* __restrict__ x, const T* __restrict__ bias,
+                                                       const T* __restrict__ res, T* __restrict__ out, I total, I n) {
   const I step = static_cast<I>(gridDim.x) * threads;
-  for (I k = first + static_cast<I>(blockIdx.x) * threads + threadIdx.x; k < total; k += step)
+  for (I k = static_cast<I>(blockIdx.x) * threads + threadIdx.x; k < total; k += step)
     out[k] = kjcu::from_f32<T>(gelu_res(kjcu::to_f32(x[k]), kjcu::to_f32(bias[k % n]), kjcu::to_f32(res[k])));
 }
 
@@ -147,14 +152,15 @@ void run_typed(const T* x, const T* b, const T* r, T* o, const operands& p) {
   if (vectors > 0) {
     const unsigned g = blocks_for(vectors, int64_t{threads} * unroll);
     if (p.n % w == 0 && aligned16(b))
-      gelu_vec<T, true, I><<<g, threads, 0, p.s>>>(x, b, r, o, static_cast<I>(vectors), static_cast<I>(p.n));
+      gelu_vec<T, true, I>
+          <<<g, threads, 0, p.s>>>(x, b, r, o, static_cast<I>(vectors), static_cast<I>(p.total), static_cast<I>(p.n));
     else
-      gelu_vec<T, false, I><<<g, threads, 0, p.s>>>(x, b, r, o, static_cast<I>(vectors), static_cast<I>(p.n));
+      gelu_vec<T, false, I>
+          <<<g, threads, 0, p.s>>>(x, b, r, o, static_cast<I>(vectors), static_cast<I>(p.total), static_cast<I>(p.n));
+    return;
   }
-  const int64_t first = vectors * w;
-  if (first < p.total)
-    gelu_scalar<T, I><<<blocks_for(p.total - first, threads), threads, 0, p.s>>>(
-        x, b, r, o, static_cast<I>(first), static_cast<I>(p.total), static_cast<I>(p.n));
+  gelu_scalar<T, I>
+      <<<blocks_for(p.total, threads), threads, 0, p.s>>>(x, b, r, o, static_cast<I>(p.total), static_cast<I>(p.n));
 }
 
 }  // namespace

@@ -5,7 +5,8 @@
 //   1024 < N <= 16384   one block per row (128..1024 threads x 16 elements), rows >= 264;
 //   larger N, or fewer  a cluster of 8 blocks per row (distributed shared memory combines the
 //   rows with N > 1024  blocks' max and sum), so a few long rows still cover the GPU;
-//   N > 262144          a three-pass block-per-row fallback (beyond the problem's ranges).
+//   N > 262144          a three-pass block-per-row fallback (beyond the problem's ranges; also
+//                       taken if the device refuses the cluster launch).
 // Accesses are 16-byte vectors (4 f32 / 8 bf16) when x and y rows are 16-byte aligned, single
 // elements otherwise (odd N). Every reduction has a fixed order (per-thread slots in order,
 // butterfly shuffles, warps in order, cluster ranks in order), so reruns give the same bits.
@@ -288,7 +289,14 @@ bool launch_registers(const T* x, T* y, const launch& l) {
   if (l.n > max_row_registers) return false;
   if (l.n <= 1024) return launch_warp<T, EPA>(x, y, l);
   if (l.n <= 16384 && l.m >= 264) return launch_block<T, EPA>(x, y, l);
-  return launch_cluster<T, EPA>(x, y, l);
+  // A cluster launch the device refuses (cannot place 8 blocks together) fails at launch with an
+  // error that leaves the context usable: clear it and let the caller launch the fallback. An
+  // error pending from before this call is left for launch_status to report.
+  if (cudaPeekAtLastError() != cudaSuccess) return false;
+  if (!launch_cluster<T, EPA>(x, y, l)) return false;
+  if (cudaPeekAtLastError() == cudaSuccess) return true;
+  (void)cudaGetLastError();
+  return false;
 }
 
 int check(const kj_args* a, int64_t* m, int64_t* n) {
