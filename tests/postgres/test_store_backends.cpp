@@ -98,12 +98,15 @@ TEST_P(store_backends, missing_values_are_null_and_odd_bytes_survive) {
   json doc = make_result("softmax", "2026-12-02T10:00:00Z", "hack");
   doc["verdict"]["rule"] = "inputs_modified";
   doc["speedup"] = nullptr;
+  // A NUL in the document (stored as \u0000), which PostgreSQL refuses to cast to json.
+  doc["verdict"]["reasons"] = json::array({std::string("output held \0 bytes", 19)});
   // A source file is bytes: NUL and a byte that is not UTF-8 must come back unchanged.
   const std::string source("a\0b\xff\xfe z", 7);
   const auto id = s.add_evaluation(doc, source);
   const auto h = s.history("softmax");
   ASSERT_EQ(h.size(), 1u);
   EXPECT_EQ(h[0].rule, "inputs_modified");
+  EXPECT_EQ(h[0].spec_sha256_prefix, "feedbeef0123");
   EXPECT_FALSE(h[0].speedup_median.has_value());
   EXPECT_FALSE(h[0].speedup_lo.has_value());
   EXPECT_EQ(s.get_source(id).value_or(""), source);

@@ -210,10 +210,12 @@ class postgres_backend final : public store_backend {
   std::vector<history_row> history(const std::string& problem, int limit) const override {
     return guarded([&] {
       pqxx::read_transaction tx(*m_conn);
-      // COLLATE "C": bytewise, as SQLite orders; LIMIT NULL is no limit.
+      // COLLATE "C": bytewise, as SQLite orders; LIMIT NULL is no limit. The text is made castable
+      // to json first: a document holding \u0000 anywhere (a candidate's output may) refuses it.
       const auto res = tx.exec_params(
           "SELECT id, created_at, candidate_path, candidate_sha256, dtype, device, status, rule, speedup_median, "
-          "speedup_lo, speedup_hi, result_json::json #>> '{problem,spec_sha256}' FROM evaluations "
+          "speedup_lo, speedup_hi, replace(result_json, '\\u0000', '\\ufffd')::json #>> '{problem,spec_sha256}' "
+          "FROM evaluations "
           "WHERE problem = $1 ORDER BY created_at COLLATE \"C\" DESC, id DESC LIMIT $2",
           pg_text(problem), limit > 0 ? std::optional<long long>(limit) : std::nullopt);
       std::vector<history_row> rows;
