@@ -103,7 +103,7 @@ verdict verdict_of_failure(const worker_failure& f, const std::string& what) {
       if (f.error_kind == "runtime_error") return status_verdict(verdict_status::runtime_error, {msg}, ev);
       // Any other kind ("internal") from the candidate's worker is the candidate's too: its code
       // runs in that process and can cause one (a kj_workspace_bytes that throws on the shapes it
-      // fails) or forge one with the session token it can read there. As the judge's own fault it
+      // fails) or forge one with the channel token it can read there. As the judge's own fault it
       // ended the evaluation without a verdict (exit 3), and `kjudge batch --retry` then judged
       // the candidate again with a fresh secret seed: a second draw of the hidden cases.
       ev["error_kind"] = f.error_kind;

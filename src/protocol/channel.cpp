@@ -117,7 +117,7 @@ recv_status channel::receive(json& out, steady_time deadline, std::string* error
   }
   if (!m_token.empty()) {
     if (!out.contains("tok") || out["tok"] != m_token) {
-      if (error) *error = "message without the session token";
+      if (error) *error = "message without the channel token";
       return recv_status::malformed;
     }
   }

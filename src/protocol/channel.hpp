@@ -2,7 +2,7 @@
 // length-prefixed JSON messages, and a shared memory arena (memfd) for bulk tensor data.
 //
 // Integrity: results are only ever read from this descriptor (never from the worker's stdout or
-// stderr, which go to a log file), every message carries the session token the controller sent
+// stderr, which go to a log file), every message carries the channel token the controller sent
 // in `hello` and a strictly increasing sequence number, and the controller re-checks everything
 // that matters (outputs, inputs, guard zones) from the arena bytes instead of trusting summaries.
 // An attacker with code execution inside the worker can still read the token from memory: that

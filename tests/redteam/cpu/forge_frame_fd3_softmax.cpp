@@ -2,7 +2,7 @@
 // (length prefix + JSON claiming success, no guard or deferred evidence, 1 ns per call) straight
 // to fd 3, the worker's channel to the controller, before the worker can answer; the output is
 // left unwritten.
-// Expected: hack, rule forged_message (the frame carries no session token).
+// Expected: hack, rule forged_message (the frame carries no channel token).
 #include <unistd.h>
 
 #include <cstdint>

@@ -1,5 +1,5 @@
-// Attack (the judge's own fault forged with the stolen session token): as
-// forge_token_scan_softmax.cpp, this candidate finds the worker's 128-bit session token in its
+// Attack (the judge's own fault forged with the stolen channel token): as
+// forge_token_scan_softmax.cpp, this candidate finds the worker's 128-bit channel token in its
 // memory, but the frame it sends on its first call is the worker's answer to a request it cannot
 // serve: {"type":"error","kind":"internal"} with the token and the next sequence number. The
 // controller takes an "internal" error of the candidate's worker as the judge's (failure_verdict

@@ -1,5 +1,5 @@
-// Attack (forged result with the stolen session token): in-process code can read the worker's
-// memory, so this candidate finds the 128-bit session token (a run of 32 hex digits after
+// Attack (forged result with the stolen channel token): in-process code can read the worker's
+// memory, so this candidate finds the 128-bit channel token (a run of 32 hex digits after
 // "tok":" or alone in a heap string), computes the right output itself, writes it into the
 // shared arena (fd 4) where the worker would export it (outputs, the repeat's outputs and the
 // inputs, at the offsets both sides derive from the call), and sends a complete 'ran' frame with
