@@ -151,11 +151,8 @@ json kernel_section(const result_document& k) {
 }
 
 // The case that made a level reject (the judge stops at it, so it is in no `cases` list), or null.
-// A rule that names a timed case by its id only (faster_than_light) gives {"id": ...}.
 json failing_case(const result_verdict& v) {
-  if (!v.evidence.is_object() || !v.evidence.contains("case")) return json();
-  const json& c = v.evidence["case"];
-  return c.is_string() ? json{{"id", c}} : c;
+  return v.evidence.is_object() && v.evidence.contains("case") ? v.evidence["case"] : json();
 }
 
 json opt(const std::optional<double>& v) {

@@ -229,7 +229,11 @@ phase_outcome evaluation::achieved(const planned_case& bench, const cost_estimat
                         {bench.id + " (" + bench.shape_string() + "): " + std::to_string(gbps) +
                          " GB/s for the problem's minimum traffic, above " + std::to_string(light_margin) +
                          " x the device's measured copy ceiling of " + std::to_string(m_ceil->copy_gbps) + " GB/s"},
-                        json{{"case", bench.id},
+                        json{{"case", json{{"id", bench.id},
+                                           {"kind", "bench"},
+                                           {"shape", bench.shape_string()},
+                                           {"symbols", bench.symbols},
+                                           {"distribution", bench.distribution}}},
                              {"achieved_gbps", gbps},
                              {"ceiling_gbps", m_ceil->copy_gbps},
                              {"median_s", med},
