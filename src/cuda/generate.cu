@@ -271,6 +271,35 @@ cudaError_t launch_generate_int(void* out, std::size_t elem_bytes, std::size_t n
   }
 }
 
+namespace {
+
+__global__ void shape_profile_kernel(const float* z, const float* e, float* out, const profile_label* labels,
+                                     profile_shape p, std::size_t total) {
+  const std::size_t nn = p.n * p.n;
+  for (std::size_t k = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; k < total;
+       k += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const std::size_t b = k / nn, r = k % nn, i = r / p.n, j = r % p.n;
+    const profile_label l = labels[b];
+    const float* row = z + (k - j);
+    const double back = j >= p.rank ? static_cast<double>(row[j - p.rank]) : 0.0;
+    const double noise = profile_needs_noise(l) ? static_cast<double>(e[k]) : 0.0;
+    out[k] = static_cast<float>(shape_profile_element(p, l, i, j, row[j], row[0], back, noise));
+  }
+}
+
+}  // namespace
+
+cudaError_t launch_shape_profile(const float* z, const float* e, float* out, const profile_label* labels,
+                                 const profile_shape& shape, std::size_t batch, cudaStream_t s) {
+  const std::size_t total = batch * shape.n * shape.n;
+  if (total == 0) return cudaSuccess;
+  const unsigned int threads = 256;
+  const std::size_t want = (total + threads - 1) / threads;
+  const unsigned int blocks = static_cast<unsigned int>(want < 65535u * 8u ? want : 65535u * 8u);
+  shape_profile_kernel<<<blocks, threads, 0, s>>>(z, e, out, labels, shape, total);
+  return cudaGetLastError();
+}
+
 cudaError_t launch_impose_structure(void* data, std::size_t elem_bytes, std::size_t numel, std::size_t n, int code,
                                     cudaStream_t s) {
   // Bytes are copied or zeroed as unsigned integers of the element's width: the same bytes as

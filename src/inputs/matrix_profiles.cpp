@@ -19,7 +19,29 @@ namespace kjudge {
 namespace detail {
 namespace {
 
+// A profile's name: one label for every matrix, or `mixed` (a label per matrix).
 enum class profile_id { dense, uppertri, rankdef, nearrank, clustered, band, rowscale, nearcollinear, mixed };
+
+profile_label label_of(profile_id id) {
+  switch (id) {
+    case profile_id::uppertri:
+      return profile_label::uppertri;
+    case profile_id::rankdef:
+      return profile_label::rankdef;
+    case profile_id::nearrank:
+      return profile_label::nearrank;
+    case profile_id::clustered:
+      return profile_label::clustered;
+    case profile_id::band:
+      return profile_label::band;
+    case profile_id::rowscale:
+      return profile_label::rowscale;
+    case profile_id::nearcollinear:
+      return profile_label::nearcollinear;
+    default:
+      return profile_label::dense;
+  }
+}
 
 struct profile_entry {
   std::string_view name;
@@ -68,98 +90,6 @@ double lin_step(double from, double to, std::size_t k, std::size_t n) {
 std::size_t pick(std::uint64_t x, std::size_t m) {
   return static_cast<std::size_t>(((x >> 32) * static_cast<std::uint64_t>(m)) >> 32);
 }
-
-// One n x n matrix (row-major) in place: z holds its N(0,1) draw, e another, independent one.
-class shaper {
- public:
-  shaper(double* a, const double* e, std::size_t n) : m_a(a), m_e(e), m_n(n) {}
-
-  void apply(profile_id id, int cond) {
-    switch (id) {
-      case profile_id::dense:
-        break;
-      case profile_id::uppertri:
-        keep([](std::size_t i, std::size_t j) { return i <= j; });
-        add_diagonal(1.0, 0.25);
-        break;
-      case profile_id::rankdef:
-        rank_deficient(false);
-        break;
-      case profile_id::nearrank:
-        rank_deficient(true);
-        break;
-      case profile_id::clustered:
-        clustered();
-        return;
-      case profile_id::band: {
-        const std::size_t w = std::max<std::size_t>(2, std::min<std::size_t>(32, m_n / 32));
-        keep([w](std::size_t i, std::size_t j) { return (i > j ? i - j : j - i) <= w; });
-        add_diagonal(1.0, 0.5);
-        break;
-      }
-      case profile_id::rowscale:
-        for (std::size_t i = 0; i < m_n; ++i) {
-          const double s = log_step(std::max(cond, 4), i, m_n);
-          for (std::size_t j = 0; j < m_n; ++j) m_a[i * m_n + j] *= s;
-        }
-        return;
-      case profile_id::nearcollinear:
-        for (std::size_t i = 0; i < m_n; ++i) {
-          const double base = m_a[i * m_n];
-          for (std::size_t j = 0; j < m_n; ++j) m_a[i * m_n + j] = base + 1e-4 * m_e[i * m_n + j];
-        }
-        break;
-      case profile_id::mixed:
-        throw usage_error("a mixed batch's matrices each take one profile");
-    }
-    scale_columns(cond);
-  }
-
- private:
-  template <typename Keep>
-  void keep(Keep inside) {
-    for (std::size_t i = 0; i < m_n; ++i)
-      for (std::size_t j = 0; j < m_n; ++j)
-        if (!inside(i, j)) m_a[i * m_n + j] = 0.0;
-  }
-
-  void add_diagonal(double from, double to) {
-    for (std::size_t i = 0; i < m_n; ++i) m_a[i * m_n + i] += lin_step(from, to, i, m_n);
-  }
-
-  // Columns from r = max(1, floor(3n/4)) on: zero, or near copies of columns 0, 1, ...
-  void rank_deficient(bool near) {
-    const std::size_t r = std::max<std::size_t>(1, 3 * m_n / 4);
-    for (std::size_t i = 0; i < m_n; ++i) {
-      double* row = m_a + i * m_n;
-      for (std::size_t j = r; j < m_n; ++j) row[j] = near ? row[j - r] + 1e-5 * m_e[i * m_n + j] : 0.0;
-    }
-  }
-
-  void clustered() {
-    std::vector<double> s(m_n, 1.0);
-    for (std::size_t j = m_n / 2; j < m_n; ++j) s[j] = 4.0 * k_eps32;
-    if (m_n >= 8)
-      for (std::size_t j = m_n / 2 - 2; j < std::min(m_n, m_n / 2 + 2); ++j) s[j] = __builtin_sqrt(k_eps32);
-    multiply_columns(s);
-  }
-
-  void scale_columns(int cond) {
-    if (cond == 0) return;
-    std::vector<double> s(m_n);
-    for (std::size_t j = 0; j < m_n; ++j) s[j] = log_step(cond, j, m_n);
-    multiply_columns(s);
-  }
-
-  void multiply_columns(const std::vector<double>& s) {
-    for (std::size_t i = 0; i < m_n; ++i)
-      for (std::size_t j = 0; j < m_n; ++j) m_a[i * m_n + j] *= s[j];
-  }
-
-  double* m_a;
-  const double* m_e;
-  std::size_t m_n;
-};
 
 std::vector<profile_id> mixed_labels(std::size_t batch, std::uint64_t seed) {
   const std::uint64_t key = mix_seed(seed, 0x6d697864ULL);  // "mixd"
@@ -233,29 +163,86 @@ std::vector<std::string> mixed_profile_labels(std::size_t batch, std::uint64_t s
   return out;
 }
 
-void fill_matrix_profile(host_tensor& t, std::string_view profile, std::uint64_t seed) {
+matrix_profile_plan plan_matrix_profile(const tensor_desc& d, std::string_view profile, std::uint64_t seed) {
   using namespace detail;
   const profile_entry& p = find_profile(profile);
-  if (!is_float(t.desc().type)) throw usage_error("a matrix profile needs a floating tensor");
-  const std::size_t n = matrix_order(t.desc());
-  fill_distribution(t, "normal", seed, 0);
-  if (n == 0 || t.numel() == 0) return;
-  const std::size_t nn = n * n, batch = t.numel() / nn;
-  const std::vector<profile_id> labels =
-      p.id == profile_id::mixed ? mixed_labels(batch, seed) : std::vector<profile_id>(batch, p.id);
-  const auto noisy = [](profile_id id) { return id == profile_id::nearrank || id == profile_id::nearcollinear; };
-  // The second, independent N(0,1) draw: nearrank's and nearcollinear's noise.
-  host_tensor extra;
-  if (std::any_of(labels.begin(), labels.end(), noisy)) {
-    extra = host_tensor(t.desc());
-    fill_distribution(extra, "normal", mix_seed(seed, 0x6e6f6973ULL), 0);  // "nois"
+  matrix_profile_plan plan;
+  plan.n = matrix_order(d);
+  const std::size_t n = plan.n, nn = n * n;
+  plan.batch = nn == 0 ? 0 : d.numel() / nn;
+  plan.cond = p.cond;
+  plan.labels.resize(plan.batch, label_of(p.id));
+  if (p.id == profile_id::mixed) {
+    const std::vector<profile_id> ids = mixed_labels(plan.batch, seed);
+    std::transform(ids.begin(), ids.end(), plan.labels.begin(), label_of);
   }
+  const auto uses = [&](profile_label l) {
+    return std::find(plan.labels.begin(), plan.labels.end(), l) != plan.labels.end();
+  };
+  if (plan.cond != 0)
+    for (std::size_t j = 0; j < n; ++j) plan.col_scale.push_back(log_step(plan.cond, j, n));
+  if (uses(profile_label::rowscale))
+    for (std::size_t i = 0; i < n; ++i) plan.row_scale.push_back(log_step(std::max(plan.cond, 4), i, n));
+  if (uses(profile_label::clustered)) {
+    // Columns j < n/2 unit, the rest 4 eps32, and for n >= 8 the four around n/2 sqrt(eps32).
+    plan.clustered_scale.assign(n, 1.0);
+    for (std::size_t j = n / 2; j < n; ++j) plan.clustered_scale[j] = 4.0 * k_eps32;
+    if (n >= 8)
+      for (std::size_t j = n / 2 - 2; j < std::min(n, n / 2 + 2); ++j)
+        plan.clustered_scale[j] = __builtin_sqrt(k_eps32);
+  }
+  if (uses(profile_label::uppertri))
+    for (std::size_t i = 0; i < n; ++i) plan.diag_upper.push_back(lin_step(1.0, 0.25, i, n));
+  if (uses(profile_label::band))
+    for (std::size_t i = 0; i < n; ++i) plan.diag_band.push_back(lin_step(1.0, 0.5, i, n));
+  plan.rank = std::max<std::size_t>(1, 3 * n / 4);
+  plan.band_w = std::max<std::size_t>(2, std::min<std::size_t>(32, n / 32));
+  plan.needs_noise = std::any_of(plan.labels.begin(), plan.labels.end(), profile_needs_noise);
+  plan.noise_seed = mix_seed(seed, 0x6e6f6973ULL);  // "nois"
+  return plan;
+}
+
+profile_shape matrix_profile_plan::view() const {
+  const auto ptr = [](const std::vector<double>& v) { return v.empty() ? nullptr : v.data(); };
+  profile_shape s;
+  s.col_scale = ptr(col_scale);
+  s.row_scale = ptr(row_scale);
+  s.clustered_scale = ptr(clustered_scale);
+  s.diag_upper = ptr(diag_upper);
+  s.diag_band = ptr(diag_band);
+  s.n = n;
+  s.rank = rank;
+  s.band_w = band_w;
+  s.cond = cond;
+  return s;
+}
+
+void fill_matrix_profile(host_tensor& t, std::string_view profile, std::uint64_t seed) {
+  using namespace detail;
+  if (!is_float(t.desc().type)) throw usage_error("a matrix profile needs a floating tensor");
+  const matrix_profile_plan plan = plan_matrix_profile(t.desc(), profile, seed);
+  fill_distribution(t, "normal", seed, 0);
+  const std::size_t n = plan.n, nn = n * n;
+  if (nn == 0 || t.numel() == 0) return;
+  host_tensor extra;  // the second, independent N(0,1) draw: nearrank's and nearcollinear's noise
+  if (plan.needs_noise) {
+    extra = host_tensor(t.desc());
+    fill_distribution(extra, "normal", plan.noise_seed, 0);
+  }
+  const profile_shape shape = plan.view();
   std::vector<double> a(nn), e(nn);
-  for (std::size_t b = 0; b < batch; ++b) {
+  for (std::size_t b = 0; b < plan.batch; ++b) {
+    const profile_label l = plan.labels[b];
     load(t, b * nn, nn, a.data());
-    if (noisy(labels[b])) load(extra, b * nn, nn, e.data());
-    shaper(a.data(), e.data(), n).apply(labels[b], p.cond);
-    store(t, b * nn, nn, a.data());
+    if (profile_needs_noise(l)) load(extra, b * nn, nn, e.data());
+    std::vector<double> out(nn);
+    for (std::size_t i = 0; i < n; ++i) {
+      const double* row = a.data() + i * n;
+      for (std::size_t j = 0; j < n; ++j)
+        out[i * n + j] = shape_profile_element(shape, l, i, j, row[j], row[0],
+                                               j >= plan.rank ? row[j - plan.rank] : 0.0, e[i * n + j]);
+    }
+    store(t, b * nn, nn, out.data());
   }
 }
 

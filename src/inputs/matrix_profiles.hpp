@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "core/tensor.hpp"
+#include "inputs/matrix_profile_shape.hpp"
 
 namespace kjudge {
 
@@ -38,6 +39,27 @@ bool is_matrix_profile(std::string_view name);
 // Fills the floating tensor `t` (square matrices in its last two dimensions, else usage_error)
 // with `profile`'s matrices drawn from `seed` (the seed fill_distribution takes).
 void fill_matrix_profile(host_tensor& t, std::string_view profile, std::uint64_t seed);
+
+// What turns a tensor's N(0,1) draw (fill_distribution(t, "normal", seed, 0)) into `profile`'s
+// matrices: fixed on the host, then applied element by element by shape_profile_element, on the
+// host (fill_matrix_profile) or on the device (the cuda backend's generator), to the same bytes.
+struct matrix_profile_plan {
+  std::size_t n = 0;                  // matrix order
+  std::size_t batch = 0;              // matrices in the tensor
+  std::vector<profile_label> labels;  // per matrix
+  // n values each (profile_shape names them); empty where no matrix uses them
+  std::vector<double> col_scale, row_scale, clustered_scale, diag_upper, diag_band;
+  std::size_t rank = 0;
+  std::size_t band_w = 0;
+  int cond = 0;
+  bool needs_noise = false;      // some matrix reads the second draw ...
+  std::uint64_t noise_seed = 0;  // ... fill_distribution(e, "normal", noise_seed, 0)
+  profile_shape view() const;
+};
+
+// The plan of `profile` for tensors of descriptor `d` drawn from `seed`; usage_error for an
+// unknown profile or matrices that are not square.
+matrix_profile_plan plan_matrix_profile(const tensor_desc& d, std::string_view profile, std::uint64_t seed);
 
 // The profile each of the `batch` matrices of a `mixed` tensor of this seed draws.
 std::vector<std::string> mixed_profile_labels(std::size_t batch, std::uint64_t seed);

@@ -11,9 +11,10 @@
 
 #include "cuda/cuda_backend.hpp"
 #include "cuda/detail/kernels.hpp"
+#include "inputs/distributions.hpp"
+#include "inputs/matrix_profiles.hpp"
 #include "inputs/poison.hpp"
 #include "inputs/tf32.hpp"
-#include "inputs/distributions.hpp"
 
 namespace {
 
@@ -30,7 +31,9 @@ std::vector<unsigned char> fetch(backend& be, const guarded_buffer& b) {
   return v;
 }
 
-cudaStream_t stream_of(backend& be) { return static_cast<cudaStream_t>(be.stream()); }
+cudaStream_t stream_of(backend& be) {
+  return static_cast<cudaStream_t>(be.stream());
+}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -57,8 +60,9 @@ TEST(cuda_generator, matches_the_host_generator_bit_for_bit) {
             const std::size_t es = dtype_size(t);
             for (std::size_t i = 0; i < d.numel(); ++i)
               if (std::memcmp(got.data() + i * es, want + i * es, es) != 0 && bad++ == 0) first = i;
-            ASSERT_EQ(bad, 0u) << dist << " " << dtype_name(t) << " n=" << n << " input " << idx << ": first at " << first
-                               << " device " << load_as_double(got.data(), t, first) << " host " << h.get(first);
+            ASSERT_EQ(bad, 0u) << dist << " " << dtype_name(t) << " n=" << n << " input " << idx << ": first at "
+                               << first << " device " << load_as_double(got.data(), t, first) << " host "
+                               << h.get(first);
           }
 }
 
@@ -106,6 +110,39 @@ TEST(cuda_generator, structure_matches_the_host_bit_for_bit) {
     }
 }
 
+// Matrix profiles (batched_qr's inputs) are drawn on the device too, bit for bit the host's:
+// every profile, orders below and above the profiles' thresholds (n < 2, n < 8, band width), a
+// mixed batch large enough to hold every stress profile.
+TEST(cuda_generator, matrix_profiles_match_the_host_bit_for_bit) {
+  backend& be = shared_backend();
+  const std::vector<std::vector<std::int64_t>> shapes = {{1, 1, 1},     {3, 2, 2},    {5, 8, 8},      {13, 37, 37},
+                                                         {2, 100, 100}, {60, 33, 33}, {1, 1100, 1100}};
+  for (const auto& profile : matrix_profiles())
+    for (const auto& shape : shapes)
+      for (const auto seed : {std::uint64_t{1}, std::uint64_t{0x9e3779b97f4a7c15ULL}}) {
+        const tensor_desc d{"A", dtype::f32, shape};
+        host_tensor h(d);
+        fill_distribution(h, profile, seed, 0);
+        guarded_buffer b = be.allocate(d.nbytes(), "A");
+        ASSERT_TRUE(be.generate(b, d, profile, seed, 0, std::nullopt)) << profile;
+        const auto got = fetch(be, b);
+        be.release(b);
+        std::size_t bad = 0, first = 0;
+        for (std::size_t i = 0; i < d.numel(); ++i) {
+          if (std::memcmp(got.data() + i * 4, static_cast<const unsigned char*>(h.data()) + i * 4, 4) != 0 &&
+              bad++ == 0)
+            first = i;
+        }
+        ASSERT_EQ(bad, 0u) << profile << " " << d.shape_string() << " seed " << seed << ": first at " << first
+                           << " device " << load_as_double(got.data(), dtype::f32, first) << " host " << h.get(first);
+      }
+  // The mixed batch of 60 held both profiles that read the second draw (else the noise path
+  // above went untested).
+  const auto labels = mixed_profile_labels(60, 1);
+  EXPECT_NE(std::find(labels.begin(), labels.end(), "nearrank"), labels.end());
+  EXPECT_NE(std::find(labels.begin(), labels.end(), "nearcollinear"), labels.end());
+}
+
 TEST(cuda_generator, declines_what_it_cannot_draw) {
   backend& be = shared_backend();
   const tensor_desc d{"x", dtype::f64, {16}};
@@ -115,6 +152,9 @@ TEST(cuda_generator, declines_what_it_cannot_draw) {
   EXPECT_FALSE(be.generate(b, f, "no-such-distribution", 1, 0, std::nullopt));
   const tensor_desc i{"x", dtype::u8, {4}};
   EXPECT_FALSE(be.generate(b, i, "normal", 1, 0, int_range{0, 256}));  // the host draw reports the bad range
+  const tensor_desc bf{"x", dtype::bf16, {1, 2, 2}};
+  EXPECT_FALSE(be.generate(b, bf, "cond2", 1, 0, std::nullopt));  // profiles on the device: f32 only
+  EXPECT_FALSE(be.generate(b, f, "cond2", 1, 0, std::nullopt));   // not square: the host draw reports it
   be.release(b);
 }
 
@@ -243,9 +283,8 @@ TEST(cuda_timer, events_cover_the_whole_call_and_agree_with_the_sm_clock) {
   for (const bool legacy : {false, true}) {
     // A call launching on the legacy default stream instead of kj_args.stream is still ordered
     // between the events (the judge's stream is a blocking stream).
-    const timed_call c = be.time([&] {
-      return cuda::detail::launch_spin_cycles(cycles, 1, legacy ? nullptr : s) == cudaSuccess ? 0 : 1;
-    });
+    const timed_call c = be.time(
+        [&] { return cuda::detail::launch_spin_cycles(cycles, 1, legacy ? nullptr : s) == cudaSuccess ? 0 : 1; });
     ASSERT_EQ(c.rc, 0);
     const double mhz = c.extra.value("sm_mhz", 0.0);
     ASSERT_GT(mhz, 0.0);
@@ -339,7 +378,9 @@ TEST(cuda_fault, an_illegal_address_is_a_fatal_device_fault) {
         const cudaStream_t s = stream_of(*be);
         try {
           (void)be->time([&] {
-            return cuda::detail::launch_fill_pattern(reinterpret_cast<void*>(0x10), 1 << 20, 4, 0, s) == cudaSuccess ? 0 : 1;
+            return cuda::detail::launch_fill_pattern(reinterpret_cast<void*>(0x10), 1 << 20, 4, 0, s) == cudaSuccess
+                       ? 0
+                       : 1;
           });
           be->synchronize();
         } catch (const device_fault& f) {

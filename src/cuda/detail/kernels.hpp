@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "inputs/matrix_profile_shape.hpp"
+
 namespace kjudge::cuda::detail {
 
 // One SM's clocks at a probe: clock64 (SM cycles) and %globaltimer (ns), tagged with the sample
@@ -83,5 +85,10 @@ cudaError_t launch_impose_structure(void* data, std::size_t elem_bytes, std::siz
                                     cudaStream_t s);
 cudaError_t launch_generate_int(void* out, std::size_t elem_bytes, std::size_t numel, const gen_params& p,
                                 std::int64_t lo, std::uint64_t span, cudaStream_t s);
+// A matrix profile on f32 matrices of order shape.n (batch of them): out[b][i][j] =
+// shape_profile_element(shape, labels[b], i, j, ...) of the normal draw z and the noise e (null
+// where no matrix reads it); shape's vectors are device pointers. out must not alias z or e.
+cudaError_t launch_shape_profile(const float* z, const float* e, float* out, const profile_label* labels,
+                                 const profile_shape& shape, std::size_t batch, cudaStream_t s);
 
 }  // namespace kjudge::cuda::detail
