@@ -1,5 +1,8 @@
 #include "pool/worker_client.hpp"
 
+#include <time.h>
+
+#include "core/error.hpp"
 #include "pool/failure_verdict.hpp"
 
 namespace kjudge {
@@ -63,15 +66,26 @@ or_verdict<json> worker_client::time_begin(const call_spec& c, std::string_view 
 
 or_verdict<sample_reply> worker_client::sample(std::uint64_t seed, bool trace, double timeout_s,
                                                const std::string& what) {
-  json req{{"type", "sample"}, {"seed", seed}};
+  // Armed: the worker draws the inputs and flushes the caches, says "armed" and waits; the
+  // controller reads its clock and says "go".
+  json req{{"type", "sample"}, {"seed", seed}, {"armed", true}};
   if (trace) req["trace"] = true;
-  auto r = ask(req, "sampled", timeout_s, what);
+  auto armed = ask(req, "armed", timeout_s, what);
+  if (!armed.ok()) return armed.rejection();
+  timespec go{};
+  ::clock_gettime(CLOCK_MONOTONIC, &go);
+  const long long go_ns = static_cast<long long>(go.tv_sec) * 1000000000LL + go.tv_nsec;
+  const bool sent = m_w->send(json{{"type", "go"}});  // if not, the receive below says why
+  auto r = expect(m_w->receive(timeout_s), "sampled", what);
+  if (!sent && r.ok()) throw internal_error("a worker answered a 'go' that could not be sent");
   if (!r.ok()) return r.rejection();
   sample_reply s;
   s.doc = std::move(r.value());
   s.rc = s.doc.value("rc", 0);
   s.seconds = s.doc.value("seconds", -1.0);
   if (s.doc.contains("extra")) s.extra = s.doc["extra"];
+  if (s.doc.contains("end_ns") && s.doc["end_ns"].is_number_integer())
+    s.go_to_end_s = static_cast<double>(s.doc["end_ns"].get<long long>() - go_ns) * 1e-9;
   return s;
 }
 

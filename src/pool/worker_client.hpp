@@ -22,7 +22,11 @@ struct sample_reply {
   int rc = 0;
   double seconds = -1;   // the worker's clock; < 0: none reported
   nlohmann::json extra;  // backend evidence: SM clock, stream hold, trace
-  nlohmann::json doc;    // the whole reply
+  // The controller's clock from its "go" to the worker's end reading (cpu; CLOCK_MONOTONIC is one
+  // clock for every process), seconds: the call started after the go, so the worker's figure can
+  // be at most this, and it falls short of it by the worker's start latency only; < 0: unknown.
+  double go_to_end_s = -1;
+  nlohmann::json doc;  // the whole reply
 };
 
 // The requests the timed rounds make of a party (timing/rounds.hpp): a worker's client, or a

@@ -192,6 +192,15 @@ std::optional<verdict> rounds_run::sample_index(case_round& cr, int i, bool& don
       return rule_verdict("timer_tamper",
                           {cr.ctx + ": the worker reported " + std::to_string(s.seconds) +
                            " s for a call the controller saw take at most " + std::to_string(wall) + " s"});
+    // Armed samples (cpu): the call started after the controller's go, so the worker cannot have
+    // measured more than the controller's go-to-end time (1 us for the clocks' granularity).
+    if (s.go_to_end_s >= 0) {
+      if (s.seconds > s.go_to_end_s + 1e-6)
+        return rule_verdict("timer_tamper", {cr.ctx + ": the worker reported " + std::to_string(s.seconds) +
+                                             " s for a call that ended " + std::to_string(s.go_to_end_s) +
+                                             " s after the controller's go"});
+      m_f.start_latency[p.name].push_back(s.go_to_end_s - s.seconds);
+    }
     m_f.wall_overhead.push_back(wall - s.seconds);
     secs_of[q] = s.seconds;
     if (s.extra.is_object() && s.extra.value("hold", std::string()) == "timed out") ++m_f.unblocked_samples[p.name];

@@ -114,9 +114,12 @@ struct round_figures {
   // (MHz, cuda).
   std::vector<std::vector<std::vector<double>>> per_round, all_samples, all_mhz;
   std::vector<double> wall_overhead;  // controller wall minus the worker's figure, per sample
-  long disturbed_samples = 0;         // set aside by load (cpu)
-  std::size_t used_disturbed = 0;     // of those, used because too few others came within the budget
-  long throttled_samples = 0;         // cuda: under 0.9 x the round's median SM clock, discarded
+  // cpu, per party: the controller's go-to-end time minus the worker's figure, per sample (the
+  // worker's start latency; a figure shrunk inside the worker shows here as the shrink).
+  std::map<std::string, std::vector<double>> start_latency;
+  long disturbed_samples = 0;      // set aside by load (cpu)
+  std::size_t used_disturbed = 0;  // of those, used because too few others came within the budget
+  long throttled_samples = 0;      // cuda: under 0.9 x the round's median SM clock, discarded
   // cuda: samples whose stream hold timed out (the call synchronised inside kj_run), per party.
   std::map<std::string, long> unblocked_samples;
   nlohmann::json device_state_after;  // cuda: the device's state after the last round

@@ -73,7 +73,10 @@ struct timed_call {
   int rc = 0;
   double seconds = 0.0;       // the backend's timer (steady clock on cpu, events on cuda)
   double host_seconds = 0.0;  // host wall clock around launch + completion (cross-check)
-  json extra;                 // backend-specific evidence (e.g. SM clock, kernel trace)
+  // cpu: the timer's second reading, CLOCK_MONOTONIC ns, which the controller compares with its
+  // own clock at the "go" of an armed sample (timing/rounds.cpp); 0 where the backend has none.
+  long long end_ns = 0;
+  json extra;  // backend-specific evidence (e.g. SM clock, kernel trace)
 };
 
 class backend {

@@ -168,6 +168,7 @@ class cpu_backend final : public backend {
     t.rc = h.rc;
     t.seconds = h.seconds;
     t.host_seconds = h.seconds;
+    t.end_ns = h.end_ns;
     t.extra = json{{"involuntary_switches", after.ru_nivcsw - before.ru_nivcsw}};
     return t;
   }

@@ -106,6 +106,7 @@ host_timing time_host_call(const std::function<int()>& call) {
   const long long t1 = monotonic_ns();
   std::atomic_signal_fence(std::memory_order_seq_cst);
   t.seconds = static_cast<double>(t1 - t0) * 1e-9;
+  t.end_ns = t1;
   return t;
 }
 

@@ -33,6 +33,7 @@ bool can_flush_lines();
 struct host_timing {
   int rc = 0;
   double seconds = 0.0;
+  long long end_ns = 0;  // the second reading: CLOCK_MONOTONIC, ns (the controller's clock too)
 };
 
 // CLOCK_MONOTONIC seconds around `call` (a system call, not the vDSO: cpu_timer.cpp says why),

@@ -1184,6 +1184,18 @@ void request_server::handle_time(const json& m) {
     // call, so it may set the sample aside: tracing perturbs the time slightly).
     const bool trace = req.value("trace", false);
     if (trace) m_backend->begin_trace();
+    // "armed": the controller reads its own clock as it says "go", so that where the call started
+    // is known without trusting anything in this process (the timer's first reading lives in
+    // memory the candidate's code can reach: tests/redteam/cpu/timer_stack_start_rmsnorm.cpp).
+    if (req.value("armed", false)) {
+      m_ch.send(json{{"type", "armed"}});
+      json go;
+      if (m_ch.receive(go, forever) != recv_status::ok) return;
+      if (go.value("type", "") != "go") {
+        send_error("internal", "expected 'go' in timing, got " + go.value("type", std::string("?")));
+        return;
+      }
+    }
     timed_call t = rc_prep != 0 ? timed_call{rc_prep} : m_backend->time([&] { return invoke(cb.args); });
     if (t.rc == 0) t.rc = complete(cb.args);
     m_backend->synchronize();
@@ -1194,6 +1206,7 @@ void request_server::handle_time(const json& m) {
     // probe. Untimed, and the same for every sample and every timed party.
     const std::vector<char> taken = take_outputs(cb, layout, slot_kind::output, true);
     json reply{{"type", "sampled"}, {"rc", t.rc}, {"seconds", t.seconds}, {"host_seconds", t.host_seconds}};
+    if (t.end_ns != 0) reply["end_ns"] = t.end_ns;
     if (!t.extra.is_null()) reply["extra"] = t.extra;
     if (trace)
       if (json tr = m_backend->end_trace(); !tr.is_null()) reply["extra"]["trace"] = std::move(tr);

@@ -41,6 +41,7 @@ class fake_party : public timing_client {
     r.rc = rc;
     r.seconds = s;
     r.doc = json{{"type", "sampled"}, {"rc", rc}, {"seconds", s}};
+    if (start_latency) r.go_to_end_s = took + *start_latency;  // an armed worker's go-to-end time
     return r;
   }
   or_verdict<json> discard(double, const std::string&) override {
@@ -55,6 +56,7 @@ class fake_party : public timing_client {
   int rc = 0;
   double jitter = 0;
   std::optional<double> reported_seconds;  // what the worker claims, if not what it took
+  std::optional<double> start_latency;     // armed samples: the go-to-end time is took + this
   int begins = 0, discards = 0, ends = 0;
   std::vector<std::uint64_t> seeds;
 
@@ -206,6 +208,38 @@ TEST(Rounds, ANonZeroReturnOrAClockAheadOfTheControllersEndsTheRoundsWithItsRule
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.rejection().rule, "timer_tamper");
     EXPECT_EQ(r.rejection().status, verdict_status::hack);
+  }
+}
+
+// Armed samples (cpu): each party's start latency is kept per sample, and a figure above the
+// controller's go-to-end time is timer_tamper whatever the wall time of the request.
+TEST(Rounds, ArmedSamplesKeepEachPartysStartLatencyAndBoundTheFigureByTheGo) {
+  {
+    setup t;
+    t.cand.start_latency = 30e-6;
+    t.base.start_latency = 20e-6;
+    auto r = run_rounds(t.parties, t.cases, t.s, t.hooks);
+    ASSERT_TRUE(r.ok());
+    const auto& lat = r.value().start_latency;
+    ASSERT_EQ(lat.size(), 2u);
+    ASSERT_EQ(lat.at("candidate").size(), t.cand.seeds.size()) << "one per sample";
+    for (const double x : lat.at("candidate")) EXPECT_NEAR(x, 30e-6, 1e-12);
+    for (const double x : lat.at("baseline")) EXPECT_NEAR(x, 20e-6, 1e-12);
+  }
+  {
+    setup t;
+    t.cand.start_latency = -50e-6;  // the worker claims 50 us more than passed since the go
+    t.base.start_latency = 20e-6;
+    auto r = run_rounds(t.parties, t.cases, t.s, t.hooks);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.rejection().rule, "timer_tamper");
+    EXPECT_NE(r.rejection().reasons.at(0).find("after the controller's go"), std::string::npos);
+  }
+  {
+    setup t;  // not armed (cuda, or a worker without the end reading): nothing kept
+    auto r = run_rounds(t.parties, t.cases, t.s, t.hooks);
+    ASSERT_TRUE(r.ok());
+    EXPECT_TRUE(r.value().start_latency.empty());
   }
 }
 

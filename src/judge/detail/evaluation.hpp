@@ -160,6 +160,7 @@ class evaluation {
   phase_outcome recheck(const timing::recheck_request& rq);
   phase_outcome check_background();
   phase_outcome check_clock();
+  phase_outcome check_start_latency();
   void python_stats_after_timing();
 
   // evaluation_summary.cpp: the result document's timing and speedup.
@@ -260,6 +261,7 @@ class evaluation {
   nlohmann::json m_background_evidence;
   nlohmann::json m_drift;
   nlohmann::json m_clock_evidence;
+  nlohmann::json m_start_latency_evidence;
 
   // Summaries.
   std::optional<device_ceilings> m_ceil;

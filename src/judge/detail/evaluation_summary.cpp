@@ -292,6 +292,7 @@ void evaluation::summarize_timing(const json& tcases) {
            {"seconds", since(m_timing_start)}};
   json& t = m_result["timing"];
   t["clock_check"] = m_clock_evidence;
+  if (!m_start_latency_evidence.is_null()) t["start_latency"] = m_start_latency_evidence;
   t["background"] = m_background_evidence;
   t["baseline_calibration"] = m_drift;
   if (!m_census_sets.empty())

@@ -83,6 +83,7 @@ phase_outcome evaluation::timing() {
   progress("timing", m_rounds, m_rounds, "done");
   if (auto v = check_background()) return v;
   if (auto v = check_clock()) return v;
+  if (auto v = check_start_latency()) return v;
   python_stats_after_timing();
   if (!m_torch_info.is_null()) m_result["torch"] = m_torch_info;
   take_census(m_epoch);
@@ -544,6 +545,52 @@ phase_outcome evaluation::check_clock() {
                        " s (ratio " + std::to_string(last["candidate"]["ratio"].get<double>()) +
                        "; the reference's clock: " + std::to_string(last["reference"]["ratio"].get<double>()) + ")"},
                       json{{"clock_check", m_clock_evidence}});
+}
+
+// Where each timed call started (rule timer_tamper; cpu, where the worker's figure is its own clock
+// and the controller's go is known): a worker's figure falls short of the controller's go-to-end
+// time by its start latency, which is the same code for every party (receive "go", read the
+// clock); a figure shrunk inside the worker (its first reading moved on the stack) adds the
+// shrink to the candidate's. Accused when the candidate's median start latency exceeds every
+// baseline's by more than the larger of an absolute floor (scheduling noise of a loaded host) and
+// a share of its median call.
+phase_outcome evaluation::check_start_latency() {
+  const auto& lat = m_figures.start_latency;
+  const auto cand = lat.find(m_parties[0].name);
+  if (cand == lat.end() || cand->second.empty()) return std::nullopt;
+  // Honest parties' medians agree within ~6 us on the 2-core VM under load, the Python worker's the
+  // highest (2026-12-08: 19.6-29.6 us over four honest OpenMP and threaded candidates with
+  // reference, cpu_fast and torch:eager); a shrink below both bounds passes.
+  constexpr double floor_s = 50e-6;
+  constexpr double share = 0.05;
+  double control_s = -1;
+  json parties = json::object();
+  for (const auto& [name, xs] : lat) {
+    if (xs.empty()) continue;
+    const double med = stats::median(xs);
+    parties[name] = json{{"median_s", med}, {"max_s", *std::max_element(xs.begin(), xs.end())}, {"n", xs.size()}};
+    if (name != cand->first) control_s = std::max(control_s, med);
+  }
+  std::vector<double> calls;
+  for (const auto& per_case : m_figures.all_samples) calls.insert(calls.end(), per_case[0].begin(), per_case[0].end());
+  const double cand_s = stats::median(cand->second);
+  const double call_s = calls.empty() ? 0.0 : stats::median(calls);
+  const double allowed_s = std::max(floor_s, share * call_s);
+  m_start_latency_evidence = json{{"parties", parties},
+                                  {"candidate_median_s", cand_s},
+                                  {"control_median_s", control_s < 0 ? json(nullptr) : json(control_s)},
+                                  {"candidate_call_median_s", call_s},
+                                  {"allowed_excess_s", allowed_s}};
+  if (control_s < 0 || cand_s - control_s <= allowed_s) return std::nullopt;
+  return rule_verdict(
+      "timer_tamper",
+      {fmt::format("the candidate's calls started {:.1f} us after the controller's go by its own clock (median over "
+                   "{} calls), the baselines' {:.1f} us at most: its worker's figure falls short of the controller's "
+                   "clock by {:.1f} us more than any baseline's (allowed {:.1f} us, the larger of {:.0f} us and "
+                   "{:.0f}% of its median call of {:.1f} us)",
+                   cand_s * 1e6, cand->second.size(), control_s * 1e6, (cand_s - control_s) * 1e6, allowed_s * 1e6,
+                   floor_s * 1e6, share * 100, call_s * 1e6)},
+      json{{"start_latency", m_start_latency_evidence}});
 }
 
 // Compiles during the timed rounds (recompiles) and graph breaks of every Python party.
