@@ -209,77 +209,99 @@ struct qr_inputs {
   std::vector<char> checkable;
   std::size_t unwritten_h = 0, unwritten_tau = 0, nonfinite_h = 0, nonfinite_tau = 0;
   std::size_t first_unwritten_h = 0, first_unwritten_tau = 0, first_nonfinite_h = 0, first_nonfinite_tau = 0;
-  // tau outside what a Householder reflector can have (see find_bad_tau); tau_bad per matrix.
+  // tau outside what a Householder reflector can have (see load_matrix); tau_bad per matrix.
   std::size_t bad_tau = 0, first_bad_tau = 0;
   std::vector<char> tau_bad;
+  std::size_t n_skipped = 0;  // matrices whose A is not finite
 };
 
-// Reads the batch of `batch` n x n matrices into double and counts the unwritten and non-finite
-// elements of H and tau; n_skipped counts the matrices whose A is not finite.
-qr_inputs load_inputs(const host_tensor& A, const host_tensor& H, const host_tensor& tau, std::size_t n,
-                      std::size_t batch, std::size_t& n_skipped) {
+// Elements of one kind with a fault: how many, and the first (its flat index).
+struct element_count {
+  std::size_t count = 0, first = 0;
+  void add(std::size_t e) {
+    if (count++ == 0) first = e;
+  }
+  // Adds a later matrix's count to the batch's total `count`, whose first is `first`.
+  void add_to(std::size_t& total, std::size_t& total_first) const {
+    if (total == 0) total_first = first;
+    total += count;
+  }
+};
+
+// What is wrong with one matrix's elements.
+struct matrix_faults {
+  element_count unwritten_h, unwritten_tau, nonfinite_h, nonfinite_tau, bad_tau;
+  bool a_finite = true;
+  // A not finite: nothing to check against (the judge redraws such cases unless the spec keeps them).
+  bool checkable() const {
+    return a_finite && unwritten_h.count + unwritten_tau.count + nonfinite_h.count + nonfinite_tau.count == 0;
+  }
+};
+
+// Reads matrix b of the batch into in's double copies (left uninitialised where poison is: the
+// matrix is then not checked, and not read) and finds what is wrong with its elements.
+matrix_faults load_matrix(const host_tensor& A, const host_tensor& H, const host_tensor& tau, std::size_t n,
+                          std::size_t b, double tau_max, qr_inputs& in) {
   const std::size_t nn = n * n;
-  qr_inputs in;
-  in.checkable.assign(batch, 1);
-  // Left uninitialised where poison is (the matrix is then not checked, and not read).
+  matrix_faults f;
+  for (std::size_t e = b * nn; e < (b + 1) * nn; ++e) {
+    in.a64[e] = A.get(e);
+    f.a_finite = f.a_finite && std::isfinite(in.a64[e]);
+  }
+  for (std::size_t e = b * nn; e < (b + 1) * nn; ++e) {
+    if (is_poison(H.data(), H.desc().type, e)) {
+      f.unwritten_h.add(e);
+      continue;
+    }
+    in.h64[e] = H.get(e);
+    if (f.a_finite && !std::isfinite(in.h64[e])) f.nonfinite_h.add(e);
+  }
+  for (std::size_t e = b * n; e < (b + 1) * n; ++e) {
+    if (is_poison(tau.data(), tau.desc().type, e)) {
+      f.unwritten_tau.add(e);
+      continue;
+    }
+    in.tau64[e] = tau.get(e);
+    if (f.a_finite && !std::isfinite(in.tau64[e])) f.nonfinite_tau.add(e);
+  }
+  if (f.checkable())
+    for (std::size_t e = b * n; e < (b + 1) * n; ++e)
+      if (std::fabs(in.tau64[e]) > tau_max) f.bad_tau.add(e);
+  return f;
+}
+
+// The batch's counts from the matrices' faults, in batch order (the first of each kind is the
+// first in the batch).
+void merge_faults(const std::vector<matrix_faults>& faults, qr_inputs& in) {
+  const std::size_t batch = faults.size();
+  in.checkable.assign(batch, 0);
+  in.tau_bad.assign(batch, 0);
+  for (std::size_t b = 0; b < batch; ++b) {
+    const matrix_faults& f = faults[b];
+    in.checkable[b] = f.checkable() ? 1 : 0;
+    in.tau_bad[b] = f.bad_tau.count > 0 ? 1 : 0;
+    if (!f.a_finite) ++in.n_skipped;
+    f.unwritten_h.add_to(in.unwritten_h, in.first_unwritten_h);
+    f.unwritten_tau.add_to(in.unwritten_tau, in.first_unwritten_tau);
+    f.nonfinite_h.add_to(in.nonfinite_h, in.first_nonfinite_h);
+    f.nonfinite_tau.add_to(in.nonfinite_tau, in.first_nonfinite_tau);
+    f.bad_tau.add_to(in.bad_tau, in.first_bad_tau);
+  }
+}
+
+// Reads the batch (load_matrix) and evaluates each checkable matrix, the matrices spread over
+// threads (0: up to 16, the hardware's), each thread reading the matrices it evaluates. A real
+// Householder reflector I - tau v vᵀ with v(0) = 1 is orthogonal only for tau = 0 or
+// tau = 2 / vᵀv, in (0, 2]: |tau| > tau_max is a fault.
+std::vector<matrix_errors> evaluate_matrices(const host_tensor& A, const host_tensor& H, const host_tensor& tau,
+                                             std::size_t n, std::size_t batch, unsigned threads, double tau_max,
+                                             qr_inputs& in) {
+  const std::size_t nn = n * n;
   in.a64.resize(A.numel());
   in.h64.resize(H.numel());
   in.tau64.resize(tau.numel());
-  for (std::size_t b = 0; b < batch; ++b) {
-    bool a_finite = true;
-    for (std::size_t e = b * nn; e < (b + 1) * nn; ++e) {
-      in.a64[e] = A.get(e);
-      a_finite = a_finite && std::isfinite(in.a64[e]);
-    }
-    if (!a_finite) {
-      // Nothing to check against (the judge redraws such cases unless the spec keeps them).
-      in.checkable[b] = 0;
-      ++n_skipped;
-    }
-    for (std::size_t e = b * nn; e < (b + 1) * nn; ++e) {
-      if (is_poison(H.data(), H.desc().type, e)) {
-        if (in.unwritten_h++ == 0) in.first_unwritten_h = e;
-        in.checkable[b] = 0;
-        continue;
-      }
-      in.h64[e] = H.get(e);
-      if (a_finite && !std::isfinite(in.h64[e])) {
-        if (in.nonfinite_h++ == 0) in.first_nonfinite_h = e;
-        in.checkable[b] = 0;
-      }
-    }
-    for (std::size_t e = b * n; e < (b + 1) * n; ++e) {
-      if (is_poison(tau.data(), tau.desc().type, e)) {
-        if (in.unwritten_tau++ == 0) in.first_unwritten_tau = e;
-        in.checkable[b] = 0;
-        continue;
-      }
-      in.tau64[e] = tau.get(e);
-      if (a_finite && !std::isfinite(in.tau64[e])) {
-        if (in.nonfinite_tau++ == 0) in.first_nonfinite_tau = e;
-        in.checkable[b] = 0;
-      }
-    }
-  }
-  return in;
-}
-
-// A real Householder reflector I - tau v vᵀ with v(0) = 1 is orthogonal only for tau = 0 or
-// tau = 2 / vᵀv, in (0, 2]. The allowance covers the rounding of tau = 2 itself.
-void find_bad_tau(qr_inputs& in, std::size_t n, std::size_t batch, double bound) {
-  const double tau_max = 2.0 * (1.0 + bound);
-  in.tau_bad.assign(batch, 0);
-  for (std::size_t e = 0; e < in.tau64.size(); ++e) {
-    if (!in.checkable[e / n] || std::fabs(in.tau64[e]) <= tau_max) continue;
-    if (in.bad_tau++ == 0) in.first_bad_tau = e;
-    in.tau_bad[e / n] = 1;
-  }
-}
-
-// The O(n³) part, per checkable matrix, spread over threads (0: up to 16, the hardware's).
-std::vector<matrix_errors> evaluate_matrices(const qr_inputs& in, std::size_t n, std::size_t batch, unsigned threads) {
-  const std::size_t nn = n * n;
   std::vector<matrix_errors> errs(batch);
+  std::vector<matrix_faults> faults(batch);
   const unsigned all = threads != 0 ? threads : std::min(16u, std::max(1u, std::thread::hardware_concurrency()));
   unsigned nt = static_cast<unsigned>(std::min<std::size_t>(all, batch));
   // Fewer matrices than threads: the rest split each matrix's products, where a matrix is large
@@ -291,10 +313,12 @@ std::vector<matrix_errors> evaluate_matrices(const qr_inputs& in, std::size_t n,
   std::atomic<std::size_t> next{0};
   auto work = [&] {
     scratch s(n, inner);
-    for (std::size_t b = next++; b < batch; b = next++)
-      if (in.checkable[b])
+    for (std::size_t b = next++; b < batch; b = next++) {
+      faults[b] = load_matrix(A, H, tau, n, b, tau_max, in);
+      if (faults[b].checkable())
         errs[b] =
             evaluate_matrix(kernels, in.a64.data() + b * nn, in.h64.data() + b * nn, in.tau64.data() + b * n, n, s);
+    }
   };
   if (nt <= 1) {
     work();
@@ -303,6 +327,7 @@ std::vector<matrix_errors> evaluate_matrices(const qr_inputs& in, std::size_t n,
     for (unsigned i = 0; i < nt; ++i) pool.emplace_back(work);
     for (auto& th : pool) th.join();
   }
+  merge_faults(faults, in);
   return errs;
 }
 
@@ -446,9 +471,11 @@ qr_check_result check_qr(const host_tensor& A, const host_tensor& H, const host_
   cmp.output_name = H.desc().name;
   cmp.norm_allowed = res.bound;
 
-  qr_inputs in = load_inputs(A, H, tau, n, batch, res.n_skipped);
-  find_bad_tau(in, n, batch, res.bound);
-  const std::vector<matrix_errors> errs = evaluate_matrices(in, n, batch, threads);
+  qr_inputs in;
+  // The allowance covers the rounding of tau = 2 itself.
+  const double tau_max = 2.0 * (1.0 + res.bound);
+  const std::vector<matrix_errors> errs = evaluate_matrices(A, H, tau, n, batch, threads, tau_max, in);
+  res.n_skipped = in.n_skipped;
   const std::size_t outside = summarise_errors(in, errs, res);
 
   cmp.pass = cmp.n_unwritten == 0 && cmp.n_nan_mismatch == 0 && cmp.n_bad == 0;
