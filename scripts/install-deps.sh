@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what kjudge needs on a fresh Debian/Ubuntu machine, skipping what is already there.
 # Build: cmake, ninja, g++, and the Debian-packaged libraries (CLI11, nlohmann-json, fmt,
-# toml++, SQLite, libpqxx, OpenSSL, libseccomp, GoogleTest); the PostgreSQL server, which the
+# toml++, SQLite, libpqxx, OpenSSL, libseccomp, GoogleTest, Eigen); the PostgreSQL server, which the
 # store's tests start as a throwaway (scripts/local-postgres.sh); clang-format and clang-tidy for `make lint`;
 # python3-jsonschema for scripts/validate-result.py (the tests validate every result they write);
 # chromium, in which the tests open the HTML reports headless (tests/integration/test_html_browser.cpp);
@@ -9,7 +9,7 @@
 # scripts/local-cluster.sh (which starts its own daemons, whatever the packages' services do).
 set -euo pipefail
 pkgs=(cmake ninja-build g++ make pkg-config libcli11-dev nlohmann-json3-dev libfmt-dev
-      libtomlplusplus-dev libsqlite3-dev libpqxx-dev postgresql libssl-dev libseccomp-dev libgtest-dev
+      libtomlplusplus-dev libsqlite3-dev libpqxx-dev postgresql libssl-dev libseccomp-dev libgtest-dev libeigen3-dev
       clang-format clang-tidy python3-jsonschema chromium slurm-wlm munge)
 missing=()
 for p in "${pkgs[@]}"; do

@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 pkgs=(libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libfmt-dev libfmt9 libsqlite3-dev
       libsqlite3-0 libpqxx-dev libpqxx-6.4 libpq-dev libpq5 libseccomp-dev libseccomp2 libgtest-dev
-      libssl-dev libssl3)
+      libssl-dev libssl3 libeigen3-dev)
 rm -rf .deps && mkdir -p .deps/debs
 ( cd .deps/debs && apt-get download "${pkgs[@]}" >/dev/null )
 for d in .deps/debs/*.deb; do dpkg -x "$d" .deps; done

@@ -4,12 +4,17 @@
 #include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
+#include <memory>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <thread>
 #include <utility>
 #include <vector>
+
+#include "oracle/detail/qr_kernels.hpp"
 
 // The constant c of the bound c · max(n, 16) · u (qr_check_c in qr_check.hpp), and how it was
 // chosen. Measured with tests/unit/test_qr_check.cpp (QrCheck.ReferenceRatiosStayFarBelowTheBound;
@@ -56,216 +61,141 @@ double badness(double x) {
   return std::isnan(x) ? std::numeric_limits<double>::infinity() : x;
 }
 
-// The largest of v, NaN counting as infinity.
-double max_of(const std::vector<double>& v) {
+// The largest of v[0, count), NaN counting as infinity.
+double max_of(const double* v, std::size_t count) {
   double m = 0.0;
-  for (const double x : v) m = std::max(m, badness(x));
+  for (std::size_t i = 0; i < count; ++i) m = std::max(m, badness(v[i]));
   return m;
 }
 
-struct matrix_errors {
-  double backward = 0.0;
-  double orthogonality = 0.0;
-  double factor_l1 = 0.0;  // ‖R − QᵀA‖_1 / ‖A‖_1 (qr_v2's factor residual)
-  double orth_l1 = 0.0;    // ‖QᵀQ − I‖_1
-};
+using matrix_errors = detail::qr_measures;
 
-// Rows of the n x n operands a pass of the O(n³) products below takes: each row of their
-// output is then read and written once per k_rows rows instead of once per row. Past n ~ 1000
-// the matrices outgrow the caches and these products are bound by memory traffic.
-constexpr std::size_t k_rows = 4;
-
-// Scratch of one matrix: Q, QᵀQ and QᵀA (n x n each), a row of column sums, and the threads the
-// matrix's O(n³) products split over (more than one where the batch has fewer matrices than the
-// check has threads: a batch of two 4096 x 4096 matrices otherwise takes two of sixteen cores).
-struct scratch {
-  std::vector<double> q, g, p, col;
-  unsigned threads = 1;
-  scratch(std::size_t n, unsigned t) : q(n * n), g(n * n), p(n * n), col(n), threads(t) {}
-};
-
-// Calls fn(begin, end) for the `parts` consecutive ranges of [0, count) that bound(t) (t = 0 ...
-// parts, bound(0) = 0, bound(parts) = count) delimits, each on its own thread (the caller's the
-// first). Each range's results are the same whatever the split: callers write disjoint outputs.
-template <typename Bound, typename Fn>
-void split_ranges(unsigned parts, Bound bound, Fn fn) {
-  if (parts <= 1) {
-    fn(bound(0u), bound(1u));
-    return;
+// Eigen's kernels split some of their loops at the data's alignment: buffers aligned to 64 bytes
+// keep a matrix's result independent of where (and on which thread) its data was allocated.
+// Elements are left uninitialised (every user writes before it reads).
+template <typename T>
+struct aligned64 {
+  using value_type = T;
+  aligned64() = default;
+  template <typename U>
+  explicit aligned64(const aligned64<U>& /*other*/) {}
+  T* allocate(std::size_t count) {
+    void* p = std::aligned_alloc(64, (count * sizeof(T) + 63) / 64 * 64);
+    if (p == nullptr) throw std::bad_alloc();
+    return static_cast<T*>(p);
   }
+  void deallocate(T* p, std::size_t /*count*/) { std::free(p); }
+  template <typename U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  bool operator==(const aligned64& /*other*/) const { return true; }
+};
+using aligned_doubles = std::vector<double, aligned64<double>>;
+
+// Scratch of one matrix (detail/qr_kernels.hpp): H column-major, Q, the upper triangle of QᵀQ, a
+// product's columns (n x n each), column sums, one partial sum per column block, and the threads the
+// matrix's blocks split over (more than one where the batch has fewer matrices than the check
+// has threads: a batch of two 4096 x 4096 matrices otherwise takes two of sixteen cores).
+struct scratch {
+  aligned_doubles hc, q, g, w;
+  std::vector<double> col, partial;
+  unsigned threads = 1;
+  scratch(std::size_t n, unsigned t)
+      : hc(n * n), q(n * n), g(n * n), w(n * n), col(n), partial(block_count(n)), threads(t) {}
+  static std::size_t block_count(std::size_t n) { return (n + detail::k_qr_block - 1) / detail::k_qr_block; }
+};
+
+// Calls fn(b) for every b in [0, count), spread over up to `threads` threads (the caller's one of
+// them), b = count - 1 first where `last_first`. Each b writes its own outputs, so the result is
+// the same whatever the number of threads and whichever thread takes b.
+template <typename Fn>
+void for_blocks(unsigned threads, std::size_t count, bool last_first, Fn fn) {
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t i = next++; i < count; i = next++) fn(last_first ? count - 1 - i : i);
+  };
+  const std::size_t helpers = std::min<std::size_t>(threads, count);
   std::vector<std::thread> pool;
-  for (unsigned t = 1; t < parts; ++t) pool.emplace_back([&fn, &bound, t] { fn(bound(t), bound(t + 1)); });
-  fn(bound(0u), bound(1u));
+  for (std::size_t t = 1; t < helpers; ++t) pool.emplace_back(work);
+  work();
   for (auto& th : pool) th.join();
 }
 
-// Boundary t of `parts` ranges over [0, count) of equal work where the work of index x grows as
-// x^(power - 1) (power = 1: even; 3: quadratic), or, where `reversed`, as (count - x)^(power - 1).
-std::size_t balanced_bound(unsigned t, unsigned parts, std::size_t count, double power, bool reversed) {
-  if (t >= parts) return count;
-  const double f = static_cast<double>(t) / static_cast<double>(parts);
-  const double x = reversed ? 1.0 - std::pow(1.0 - f, 1.0 / power) : std::pow(f, 1.0 / power);
-  return std::min(count, static_cast<std::size_t>(x * static_cast<double>(count)));
-}
-
-// out[k][j] += Σ_i x[i][k] · y[i][j] (out += XᵀY, n x n row-major) for the rows k in [k0, k1),
-// for j ≥ k only where `upper` (the upper triangle of a symmetric product).
-void add_xt_y(const double* x, const double* y, double* out, std::size_t n, bool upper, std::size_t k0,
-              std::size_t k1) {
-  std::size_t i = 0;
-  for (; i + k_rows <= n; i += k_rows) {
-    const double *x0 = x + i * n, *x1 = x0 + n, *x2 = x1 + n, *x3 = x2 + n;
-    const double *y0 = y + i * n, *y1 = y0 + n, *y2 = y1 + n, *y3 = y2 + n;
-    for (std::size_t k = k0; k < k1; ++k) {
-      const double c0 = x0[k], c1 = x1[k], c2 = x2[k], c3 = x3[k];
-      double* ok = out + k * n;
-      for (std::size_t j = upper ? k : 0; j < n; ++j) ok[j] += c0 * y0[j] + c1 * y1[j] + c2 * y2[j] + c3 * y3[j];
+// out = the transpose of the n x n row-major in (column-major), 32 x 32 tiles at a time.
+void transpose(const double* in, double* out, std::size_t n) {
+  constexpr std::size_t tile = 32;
+  for (std::size_t i0 = 0; i0 < n; i0 += tile)
+    for (std::size_t j0 = 0; j0 < n; j0 += tile) {
+      const std::size_t i1 = std::min(n, i0 + tile), j1 = std::min(n, j0 + tile);
+      for (std::size_t i = i0; i < i1; ++i)
+        for (std::size_t j = j0; j < j1; ++j) out[j * n + i] = in[i * n + j];
     }
-  }
-  for (; i < n; ++i) {
-    const double* xi = x + i * n;
-    const double* yi = y + i * n;
-    for (std::size_t k = k0; k < k1; ++k) {
-      const double c = xi[k];
-      double* ok = out + k * n;
-      for (std::size_t j = upper ? k : 0; j < n; ++j) ok[j] += c * yi[j];
-    }
-  }
 }
 
-// Σ over the rows [i0, i0 + k_rows) ∩ [0, n) of ‖A − QR‖² row by row; r: k_rows rows of scratch.
-double block_residual2(const double* a, const double* h, const double* q, std::size_t n, std::size_t i0, double* r) {
-  double res2 = 0.0;
-  const std::size_t m = std::min(k_rows, n - i0);
-  std::copy(a + i0 * n, a + (i0 + m) * n, r);
-  for (std::size_t p = 0; p < n; ++p) {
-    const double* hp = h + p * n;
-    for (std::size_t t = 0; t < m; ++t) {
-      const double qtp = q[(i0 + t) * n + p];
-      double* rt = r + t * n;
-      for (std::size_t j = p; j < n; ++j) rt[j] -= qtp * hp[j];
-    }
-  }
-  for (std::size_t e = 0; e < m * n; ++e) res2 += r[e] * r[e];
-  return res2;
-}
-
-// ‖A − QR‖_F²: row i of QR is Σ_p Q[i][p] · R[p][:], R[p][j] = h[p][j] for j ≥ p; k_rows rows of
-// Q at a time, so each row of h is read once per pass.
-double backward_residual2(const double* a, const double* h, const double* q, std::size_t n, const scratch& s) {
-  // One partial sum per block of k_rows rows, added in order: the same sum whatever the split.
-  const std::size_t blocks = (n + k_rows - 1) / k_rows;
-  std::vector<double> partial(blocks, 0.0);
-  const auto bound = [&](unsigned t) { return balanced_bound(t, s.threads, blocks, 1.0, false); };
-  split_ranges(s.threads, bound, [&](std::size_t b0, std::size_t b1) {
-    std::vector<double> rows(k_rows * n);
-    for (std::size_t b = b0; b < b1; ++b) partial[b] = block_residual2(a, h, q, n, b * k_rows, rows.data());
-  });
-  double res2 = 0.0;
-  for (const double x : partial) res2 += x;
-  return res2;
-}
-
-// out += XᵀY over all rows k of out, split over s.threads.
-void add_xt_y_split(const double* x, const double* y, double* out, std::size_t n, bool upper, const scratch& s) {
-  // Row k of an upper product costs n - k: ranges of equal area under a falling line.
-  const auto bound = [&](unsigned t) { return balanced_bound(t, s.threads, n, upper ? 2.0 : 1.0, upper); };
-  split_ranges(s.threads, bound, [&](std::size_t k0, std::size_t k1) { add_xt_y(x, y, out, n, upper, k0, k1); });
-}
-
-// ‖R − QᵀA‖_1 / ‖A‖_1 (max column sums), R = the upper triangle of h; for A = 0 any nonzero
-// residual is infinitely bad (qr_v2's rule: a purely relative tolerance).
-double factor_residual_l1(const double* a, const double* h, const double* q, std::size_t n, scratch& s) {
-  double* p = s.p.data();
-  std::fill(s.p.begin(), s.p.end(), 0.0);
-  add_xt_y_split(q, a, p, n, false, s);  // QᵀA
-  double* res = s.col.data();
-  std::fill(s.col.begin(), s.col.end(), 0.0);
-  std::vector<double> anorm(n, 0.0);
-  for (std::size_t k = 0; k < n; ++k) {
-    const double* pk = p + k * n;
-    const double* hk = h + k * n;
-    const double* ak = a + k * n;
-    for (std::size_t j = 0; j < n; ++j) {
-      res[j] += std::fabs((j >= k ? hk[j] : 0.0) - pk[j]);
-      anorm[j] += std::fabs(ak[j]);
-    }
-  }
-  const double r1 = max_of(s.col);
-  const double a1 = max_of(anorm);
-  if (a1 > 0.0) return r1 / a1;
-  return r1 > 0.0 ? std::numeric_limits<double>::infinity() : 0.0;
-}
-
-// ‖G − I‖_1 for the symmetric G = QᵀQ of which the upper triangle is in g.
-double orthogonality_l1(const double* g, std::size_t n, scratch& s) {
+// ‖G − I‖_F² and ‖G − I‖_1 (max column sum, into s.col) of the symmetric G = QᵀQ of which the upper
+// triangle is in s.g (column-major).
+std::pair<double, double> orthogonality(std::size_t n, scratch& s) {
+  const double* g = s.g.data();
   double* col = s.col.data();
   std::fill(s.col.begin(), s.col.end(), 0.0);
-  for (std::size_t p = 0; p < n; ++p) {
-    col[p] += std::fabs(g[p * n + p] - 1.0);
-    for (std::size_t j = p + 1; j < n; ++j) {
-      const double v = std::fabs(g[p * n + j]);
-      col[j] += v;  // G[p][j], column j
-      col[p] += v;  // G[j][p] = G[p][j], column p
-    }
-  }
-  return max_of(s.col);
-}
-
-// The columns [j0, j1) of Q = H_1 ... H_n (H_k = I - tau_k v_k v_kᵀ, v_k(k) = 1, v_k(i > k) =
-// h[i][k], zero above), accumulated backward as LAPACK xORG2R does. Each H_k acts on every
-// column on its own, so column ranges are independent (and their values the same whatever the split).
-void build_q_columns(const double* h, const double* tau, std::size_t n, double* q, std::size_t j0, std::size_t j1) {
-  std::vector<double> w(n);
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t j = j0; j < j1; ++j) q[i * n + j] = i == j ? 1.0 : 0.0;
-  for (std::size_t k = n; k-- > 0;) {
-    const double t = tau[k];
-    if (t == 0.0) continue;  // H_k = I; the stored v_k is not part of the factorization
-    // Rows and columns < k of the trailing product are still those of the identity.
-    const std::size_t c0 = std::max(k, j0);
-    if (c0 >= j1) continue;
-    for (std::size_t j = c0; j < j1; ++j) w[j] = q[k * n + j];
-    for (std::size_t i = k + 1; i < n; ++i) {
-      const double vi = h[i * n + k];
-      const double* qi = q + i * n;
-      for (std::size_t j = c0; j < j1; ++j) w[j] += vi * qi[j];
-    }
-    for (std::size_t j = c0; j < j1; ++j) q[k * n + j] -= t * w[j];
-    for (std::size_t i = k + 1; i < n; ++i) {
-      const double c = t * h[i * n + k];
-      double* qi = q + i * n;
-      for (std::size_t j = c0; j < j1; ++j) qi[j] -= c * w[j];
-    }
-  }
-}
-
-// One matrix, in double: Q from the reflectors (build_q_columns), R = the upper triangle of h.
-// Every inner loop runs along a row (contiguous), so the compiler vectorises it.
-matrix_errors evaluate_matrix(const double* a, const double* h, const double* tau, std::size_t n, scratch& s) {
-  double* q = s.q.data();
-  // Column j is updated by the j reflectors before it: work grows about linearly in j.
-  const auto bound = [&](unsigned t) { return balanced_bound(t, s.threads, n, 2.0, false); };
-  split_ranges(s.threads, bound, [&](std::size_t j0, std::size_t j1) { build_q_columns(h, tau, n, q, j0, j1); });
-
-  double a2 = 0.0;
-  for (std::size_t e = 0; e < n * n; ++e) a2 += a[e] * a[e];
-  const double res2 = backward_residual2(a, h, q, n, s);
-
-  // ‖QᵀQ − I‖_F: the upper triangle of G = QᵀQ.
-  double* g = s.g.data();
-  std::fill(s.g.begin(), s.g.end(), 0.0);
-  add_xt_y_split(q, q, g, n, true, s);
   double orth2 = 0.0;
-  for (std::size_t p = 0; p < n; ++p) {
-    const double d = g[p * n + p] - 1.0;
+  for (std::size_t j = 0; j < n; ++j) {
+    for (std::size_t p = 0; p < j; ++p) {
+      const double v = g[j * n + p];
+      orth2 += 2.0 * v * v;
+      col[j] += std::fabs(v);  // G[p][j], column j
+      col[p] += std::fabs(v);  // G[j][p] = G[p][j], column p
+    }
+    const double d = g[j * n + j] - 1.0;
     orth2 += d * d;
-    for (std::size_t j = p + 1; j < n; ++j) orth2 += 2.0 * g[p * n + j] * g[p * n + j];
+    col[j] += std::fabs(d);
   }
+  return {orth2, max_of(col, n)};
+}
 
+// ‖A‖_F² and ‖A‖_1 of the row-major a.
+std::pair<double, double> input_norms(const double* a, std::size_t n, scratch& s) {
+  double a2 = 0.0;
+  std::fill(s.col.begin(), s.col.end(), 0.0);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j) {
+      const double x = a[i * n + j];
+      a2 += x * x;
+      s.col[j] += std::fabs(x);
+    }
+  return {a2, max_of(s.col.data(), n)};
+}
+
+// One matrix, in double: Q from the reflectors, then QᵀQ, A − QR and R − QᵀA (detail/qr_kernels.hpp),
+// by column blocks of k_qr_block.
+matrix_errors evaluate_matrix(const detail::qr_kernels& k, const double* a, const double* h, const double* tau,
+                              std::size_t n, scratch& s) {
+  const std::size_t blocks = scratch::block_count(n);
+  const auto lo = [](std::size_t b) { return b * detail::k_qr_block; };
+  const auto hi = [n](std::size_t b) { return std::min(n, (b + 1) * detail::k_qr_block); };
+  transpose(h, s.hc.data(), n);  // each reflector's v contiguous
+  const double* hc = s.hc.data();
+  // A block's work grows with the columns before it: the last first.
+  for_blocks(s.threads, blocks, true, [&](std::size_t b) { k.q_columns(hc, tau, n, s.q.data(), lo(b), hi(b)); });
+  for_blocks(s.threads, blocks, true, [&](std::size_t b) {
+    k.gram_columns(s.q.data(), n, s.g.data(), lo(b), hi(b));
+    s.partial[b] = k.residual_columns(a, hc, s.q.data(), n, s.w.data(), lo(b), hi(b));
+    k.factor_columns(a, hc, s.q.data(), n, s.w.data(), s.col.data(), lo(b), hi(b));
+  });
   matrix_errors e;
-  e.factor_l1 = factor_residual_l1(a, h, q, n, s);
-  e.orth_l1 = orthogonality_l1(g, n, s);
+  // ‖R − QᵀA‖_1 / ‖A‖_1; for A = 0 any nonzero residual is infinitely bad (qr_v2's rule: a
+  // purely relative tolerance).
+  const double r1 = max_of(s.col.data(), n);
+  double res2 = 0.0;
+  for (const double x : s.partial) res2 += x;  // in block order: the same sum whatever the threads
+  const auto [a2, a1] = input_norms(a, n, s);
+  if (a1 > 0.0)
+    e.factor_l1 = r1 / a1;
+  else
+    e.factor_l1 = r1 > 0.0 ? std::numeric_limits<double>::infinity() : 0.0;
+  const auto [orth2, orth1] = orthogonality(n, s);
+  e.orth_l1 = orth1;
   // A zero matrix has no relative error: its QR must be zero, and the absolute ‖QR‖_F is used.
   e.backward = a2 > 0.0 ? std::sqrt(res2 / a2) : std::sqrt(res2);
   e.orthogonality = std::sqrt(orth2);
@@ -274,81 +204,104 @@ matrix_errors evaluate_matrix(const double* a, const double* h, const double* ta
 
 // The batch read into double, and what is wrong with it element by element.
 struct qr_inputs {
-  std::vector<double> a64, h64, tau64;
+  aligned_doubles a64, h64, tau64;
   // Per matrix: whether A is finite, whether H and tau are written and finite.
   std::vector<char> checkable;
   std::size_t unwritten_h = 0, unwritten_tau = 0, nonfinite_h = 0, nonfinite_tau = 0;
   std::size_t first_unwritten_h = 0, first_unwritten_tau = 0, first_nonfinite_h = 0, first_nonfinite_tau = 0;
-  // tau outside what a Householder reflector can have (see find_bad_tau); tau_bad per matrix.
+  // tau outside what a Householder reflector can have (see load_matrix); tau_bad per matrix.
   std::size_t bad_tau = 0, first_bad_tau = 0;
   std::vector<char> tau_bad;
+  std::size_t n_skipped = 0;  // matrices whose A is not finite
 };
 
-// Reads the batch of `batch` n x n matrices into double and counts the unwritten and non-finite
-// elements of H and tau; n_skipped counts the matrices whose A is not finite.
-qr_inputs load_inputs(const host_tensor& A, const host_tensor& H, const host_tensor& tau, std::size_t n,
-                      std::size_t batch, std::size_t& n_skipped) {
+// Elements of one kind with a fault: how many, and the first (its flat index).
+struct element_count {
+  std::size_t count = 0, first = 0;
+  void add(std::size_t e) {
+    if (count++ == 0) first = e;
+  }
+  // Adds a later matrix's count to the batch's total `count`, whose first is `first`.
+  void add_to(std::size_t& total, std::size_t& total_first) const {
+    if (total == 0) total_first = first;
+    total += count;
+  }
+};
+
+// What is wrong with one matrix's elements.
+struct matrix_faults {
+  element_count unwritten_h, unwritten_tau, nonfinite_h, nonfinite_tau, bad_tau;
+  bool a_finite = true;
+  // A not finite: nothing to check against (the judge redraws such cases unless the spec keeps them).
+  bool checkable() const {
+    return a_finite && unwritten_h.count + unwritten_tau.count + nonfinite_h.count + nonfinite_tau.count == 0;
+  }
+};
+
+// Reads matrix b of the batch into in's double copies (left uninitialised where poison is: the
+// matrix is then not checked, and not read) and finds what is wrong with its elements.
+matrix_faults load_matrix(const host_tensor& A, const host_tensor& H, const host_tensor& tau, std::size_t n,
+                          std::size_t b, double tau_max, qr_inputs& in) {
   const std::size_t nn = n * n;
-  qr_inputs in;
-  in.checkable.assign(batch, 1);
+  matrix_faults f;
+  for (std::size_t e = b * nn; e < (b + 1) * nn; ++e) {
+    in.a64[e] = A.get(e);
+    f.a_finite = f.a_finite && std::isfinite(in.a64[e]);
+  }
+  for (std::size_t e = b * nn; e < (b + 1) * nn; ++e) {
+    if (is_poison(H.data(), H.desc().type, e)) {
+      f.unwritten_h.add(e);
+      continue;
+    }
+    in.h64[e] = H.get(e);
+    if (f.a_finite && !std::isfinite(in.h64[e])) f.nonfinite_h.add(e);
+  }
+  for (std::size_t e = b * n; e < (b + 1) * n; ++e) {
+    if (is_poison(tau.data(), tau.desc().type, e)) {
+      f.unwritten_tau.add(e);
+      continue;
+    }
+    in.tau64[e] = tau.get(e);
+    if (f.a_finite && !std::isfinite(in.tau64[e])) f.nonfinite_tau.add(e);
+  }
+  if (f.checkable())
+    for (std::size_t e = b * n; e < (b + 1) * n; ++e)
+      if (std::fabs(in.tau64[e]) > tau_max) f.bad_tau.add(e);
+  return f;
+}
+
+// The batch's counts from the matrices' faults, in batch order (the first of each kind is the
+// first in the batch).
+void merge_faults(const std::vector<matrix_faults>& faults, qr_inputs& in) {
+  const std::size_t batch = faults.size();
+  in.checkable.assign(batch, 0);
+  in.tau_bad.assign(batch, 0);
+  for (std::size_t b = 0; b < batch; ++b) {
+    const matrix_faults& f = faults[b];
+    in.checkable[b] = f.checkable() ? 1 : 0;
+    in.tau_bad[b] = f.bad_tau.count > 0 ? 1 : 0;
+    if (!f.a_finite) ++in.n_skipped;
+    f.unwritten_h.add_to(in.unwritten_h, in.first_unwritten_h);
+    f.unwritten_tau.add_to(in.unwritten_tau, in.first_unwritten_tau);
+    f.nonfinite_h.add_to(in.nonfinite_h, in.first_nonfinite_h);
+    f.nonfinite_tau.add_to(in.nonfinite_tau, in.first_nonfinite_tau);
+    f.bad_tau.add_to(in.bad_tau, in.first_bad_tau);
+  }
+}
+
+// Reads the batch (load_matrix) and evaluates each checkable matrix, the matrices spread over
+// threads (0: up to 16, the hardware's), each thread reading the matrices it evaluates. A real
+// Householder reflector I - tau v vᵀ with v(0) = 1 is orthogonal only for tau = 0 or
+// tau = 2 / vᵀv, in (0, 2]: |tau| > tau_max is a fault.
+std::vector<matrix_errors> evaluate_matrices(const host_tensor& A, const host_tensor& H, const host_tensor& tau,
+                                             std::size_t n, std::size_t batch, unsigned threads, double tau_max,
+                                             qr_inputs& in) {
+  const std::size_t nn = n * n;
   in.a64.resize(A.numel());
   in.h64.resize(H.numel());
   in.tau64.resize(tau.numel());
-  for (std::size_t b = 0; b < batch; ++b) {
-    bool a_finite = true;
-    for (std::size_t e = b * nn; e < (b + 1) * nn; ++e) {
-      in.a64[e] = A.get(e);
-      a_finite = a_finite && std::isfinite(in.a64[e]);
-    }
-    if (!a_finite) {
-      // Nothing to check against (the judge redraws such cases unless the spec keeps them).
-      in.checkable[b] = 0;
-      ++n_skipped;
-    }
-    for (std::size_t e = b * nn; e < (b + 1) * nn; ++e) {
-      if (is_poison(H.data(), H.desc().type, e)) {
-        if (in.unwritten_h++ == 0) in.first_unwritten_h = e;
-        in.checkable[b] = 0;
-        continue;
-      }
-      in.h64[e] = H.get(e);
-      if (a_finite && !std::isfinite(in.h64[e])) {
-        if (in.nonfinite_h++ == 0) in.first_nonfinite_h = e;
-        in.checkable[b] = 0;
-      }
-    }
-    for (std::size_t e = b * n; e < (b + 1) * n; ++e) {
-      if (is_poison(tau.data(), tau.desc().type, e)) {
-        if (in.unwritten_tau++ == 0) in.first_unwritten_tau = e;
-        in.checkable[b] = 0;
-        continue;
-      }
-      in.tau64[e] = tau.get(e);
-      if (a_finite && !std::isfinite(in.tau64[e])) {
-        if (in.nonfinite_tau++ == 0) in.first_nonfinite_tau = e;
-        in.checkable[b] = 0;
-      }
-    }
-  }
-  return in;
-}
-
-// A real Householder reflector I - tau v vᵀ with v(0) = 1 is orthogonal only for tau = 0 or
-// tau = 2 / vᵀv, in (0, 2]. The allowance covers the rounding of tau = 2 itself.
-void find_bad_tau(qr_inputs& in, std::size_t n, std::size_t batch, double bound) {
-  const double tau_max = 2.0 * (1.0 + bound);
-  in.tau_bad.assign(batch, 0);
-  for (std::size_t e = 0; e < in.tau64.size(); ++e) {
-    if (!in.checkable[e / n] || std::fabs(in.tau64[e]) <= tau_max) continue;
-    if (in.bad_tau++ == 0) in.first_bad_tau = e;
-    in.tau_bad[e / n] = 1;
-  }
-}
-
-// The O(n³) part, per checkable matrix, spread over threads (0: up to 16, the hardware's).
-std::vector<matrix_errors> evaluate_matrices(const qr_inputs& in, std::size_t n, std::size_t batch, unsigned threads) {
-  const std::size_t nn = n * n;
   std::vector<matrix_errors> errs(batch);
+  std::vector<matrix_faults> faults(batch);
   const unsigned all = threads != 0 ? threads : std::min(16u, std::max(1u, std::thread::hardware_concurrency()));
   unsigned nt = static_cast<unsigned>(std::min<std::size_t>(all, batch));
   // Fewer matrices than threads: the rest split each matrix's products, where a matrix is large
@@ -356,12 +309,16 @@ std::vector<matrix_errors> evaluate_matrices(const qr_inputs& in, std::size_t n,
   const unsigned inner = n >= 256 ? std::max(1u, all / std::max(1u, nt)) : 1u;
   // Small work is not worth a thread: below ~1e6 flops per thread stay on this one.
   if (static_cast<double>(batch) * static_cast<double>(nn) * static_cast<double>(n) < 1e6 * nt) nt = 1;
+  const detail::qr_kernels& kernels = detail::select_qr_kernels();
   std::atomic<std::size_t> next{0};
   auto work = [&] {
     scratch s(n, inner);
-    for (std::size_t b = next++; b < batch; b = next++)
-      if (in.checkable[b])
-        errs[b] = evaluate_matrix(in.a64.data() + b * nn, in.h64.data() + b * nn, in.tau64.data() + b * n, n, s);
+    for (std::size_t b = next++; b < batch; b = next++) {
+      faults[b] = load_matrix(A, H, tau, n, b, tau_max, in);
+      if (faults[b].checkable())
+        errs[b] =
+            evaluate_matrix(kernels, in.a64.data() + b * nn, in.h64.data() + b * nn, in.tau64.data() + b * n, n, s);
+    }
   };
   if (nt <= 1) {
     work();
@@ -370,6 +327,7 @@ std::vector<matrix_errors> evaluate_matrices(const qr_inputs& in, std::size_t n,
     for (unsigned i = 0; i < nt; ++i) pool.emplace_back(work);
     for (auto& th : pool) th.join();
   }
+  merge_faults(faults, in);
   return errs;
 }
 
@@ -464,6 +422,12 @@ std::vector<std::pair<std::string, std::string>> failure_parts(const host_tensor
 
 }  // namespace
 
+detail::qr_measures detail::measure_qr_matrix(const qr_kernels& kernels, const double* a, const double* h,
+                                              const double* tau, std::size_t n, unsigned threads) {
+  scratch s(n, std::max(1u, threads));
+  return evaluate_matrix(kernels, a, h, tau, n, s);
+}
+
 double unit_roundoff(dtype t) {
   switch (t) {
     case dtype::f64:
@@ -507,9 +471,11 @@ qr_check_result check_qr(const host_tensor& A, const host_tensor& H, const host_
   cmp.output_name = H.desc().name;
   cmp.norm_allowed = res.bound;
 
-  qr_inputs in = load_inputs(A, H, tau, n, batch, res.n_skipped);
-  find_bad_tau(in, n, batch, res.bound);
-  const std::vector<matrix_errors> errs = evaluate_matrices(in, n, batch, threads);
+  qr_inputs in;
+  // The allowance covers the rounding of tau = 2 itself.
+  const double tau_max = 2.0 * (1.0 + res.bound);
+  const std::vector<matrix_errors> errs = evaluate_matrices(A, H, tau, n, batch, threads, tau_max, in);
+  res.n_skipped = in.n_skipped;
   const std::size_t outside = summarise_errors(in, errs, res);
 
   cmp.pass = cmp.n_unwritten == 0 && cmp.n_nan_mismatch == 0 && cmp.n_bad == 0;

@@ -1,0 +1,6 @@
+// The QR oracle's kernels for x86-64-v3 (AVX2, FMA): compiled with -march=x86-64-v3 (CMakeLists.txt).
+#if defined(KJ_QR_KERNELS_X86_64)
+#define KJ_QR_ISA x86_64_v3
+#define KJ_QR_ISA_NAME "x86-64-v3"
+#include "oracle/detail/qr_kernels_impl.hpp"
+#endif
