@@ -22,7 +22,7 @@ std::size_t last_level_cache_bytes() {
     if (!(f >> s)) break;
     std::size_t v = std::stoul(s);
     if (!s.empty() && (s.back() == 'K')) v *= 1024;
-    if (!s.empty() && (s.back() == 'M')) v *= 1024 * 1024;
+    if (!s.empty() && (s.back() == 'M')) v *= std::size_t{1024} * 1024;
     best = std::max(best, v);
   }
 #ifdef _SC_LEVEL3_CACHE_SIZE
