@@ -37,6 +37,10 @@
 #           window) that no committed log has judged, without importing again (with
 #           KJ_KB_NEXT=N too: topped up to N with the next files not yet judged anywhere); every
 #           request to a worker is traced in kb-requests-LEVEL.txt)
+#   qr      batched_qr's timed run (issue 27): KJ_QR_CANDIDATE (default examples/batched_qr/blocked.cu)
+#           against the reference, cuBLAS, cuSOLVER and torch.geqrf (torch:eager; the compile modes
+#           add nothing to a library call), budget KJ_QR_BUDGET (default 2); every request to a
+#           worker traced (qr-requests.txt: where the time goes); not in the default stages
 #   e2e     kjudge e2e: examples/e2e/transformer_block.py at KJ_E2E_SIZE=large (hidden 4096, seq
 #           KJ_E2E_SEQ, default 2048; bf16) with the suite's fast CUDA kernels for rmsnorm,
 #           layernorm, softmax and gelu_bias_residual replaced one by one (KJ_E2E_REPLACE:
@@ -282,6 +286,16 @@ if want torch; then
     cp "$LOGS/torch-$p-$dt.json" "$OUT/" 2>/dev/null
   done
   cat "$OUT/torch-table.md" | tee -a "$SUMMARY"
+fi
+
+if want qr; then
+  cand=${KJ_QR_CANDIDATE:-examples/batched_qr/blocked.cu}
+  t0=$SECONDS
+  r=$(KJUDGE_TRACE_REQUESTS=$LOGS/qr-requests.txt judge qr-timed batched_qr "$cand" --budget "${KJ_QR_BUDGET:-2}" \
+        --torch torch:eager)
+  note "qr timed ($cand): $r in $((SECONDS - t0)) s"
+  cp "$LOGS/qr-timed.json" "$LOGS/qr-timed.log" "$LOGS/qr-requests.txt" "$OUT/" 2>/dev/null
+  [ -s "$LOGS/qr-timed.json" ] && python3 scripts/baseline-table.py "$LOGS/qr-timed.json" | tee -a "$SUMMARY" >"$OUT/qr-table.md"
 fi
 
 if want e2e; then
