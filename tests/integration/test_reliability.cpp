@@ -133,8 +133,9 @@ TEST(Reliability, TheReferencesFailureIsNeverTheCandidatesVerdict) {
 // problem's fault, as its crash is: exit 2, never the candidate's forged_message. The baseline here
 // is the red team's token-stealing forger: on its first call it sends a complete 'ran' frame with
 // its worker's token and a sequence number. A candidate's first call is its worker's second message;
-// a baseline's comes after 'hello', so the number is patched to 3 and the frame arrives, in
-// sequence, as the reply to the warm-up's first 'sample'. With the type compared alone (without the
+// a baseline's first call is timed, after 'hello', 'time_ready' and the armed sample's 'armed', so
+// the number is patched to 4 and the frame arrives, in sequence, as the reply to the warm-up's
+// first 'go'. With the type compared alone (without the
 // worker's role) this honest candidate was judged a hack.
 TEST(Reliability, ABaselinesForgedReplyIsNeverTheCandidatesVerdict) {
   const fs::path dir = problem_copy("softmax", "forging-baseline", "", "");
@@ -142,7 +143,7 @@ TEST(Reliability, ABaselinesForgedReplyIsNeverTheCandidatesVerdict) {
   const std::string seq = "\\\"seq\\\":2}";
   const auto at = forger.find(seq);
   ASSERT_NE(at, std::string::npos) << forger;
-  forger.replace(at, seq.size(), "\\\"seq\\\":3}");
+  forger.replace(at, seq.size(), "\\\"seq\\\":4}");
   std::ofstream(dir / "baseline_fast.cpp") << forger;
   const auto c = kjudge(
       {"eval", dir.string(), candidate("ok_honest_softmax.cpp"), "--torch", "none", "--rounds", "3", "--budget", "1"});
