@@ -96,6 +96,7 @@ class rounds_run {
   std::optional<verdict> time_case(std::size_t c, double slot_budget_s);
   std::optional<verdict> sample_index(case_round& cr, int i, bool& done);
   std::optional<verdict> end_case(case_round& cr);
+  void note_start_latency_excess(const std::vector<double>& latency_of);
   void keep_unthrottled(std::size_t c, std::size_t q, party_samples& ps);
 
   std::vector<round_party>& m_parties;
@@ -160,6 +161,21 @@ std::optional<verdict> rounds_run::time_case(std::size_t c, double slot_budget_s
   return end_case(cr);
 }
 
+// The candidate's start latency at this sample index minus the largest baseline's: the parties
+// ran one after another within the same window, so a load spike falls on one party and the
+// largest baseline's latency absorbs most; only complete indices count.
+void rounds_run::note_start_latency_excess(const std::vector<double>& latency_of) {
+  double cand = -1, control = -1;
+  for (std::size_t q = 0; q < m_parties.size(); ++q) {
+    if (latency_of[q] < 0) return;
+    if (m_parties[q].is_candidate)
+      cand = latency_of[q];
+    else
+      control = std::max(control, latency_of[q]);
+  }
+  if (cand >= 0 && control >= 0) m_f.start_latency_excess.push_back(cand - control);
+}
+
 std::optional<verdict> rounds_run::sample_index(case_round& cr, int i, bool& done) {
   const std::size_t np = m_parties.size();
   std::vector<std::size_t> order(np);
@@ -171,6 +187,7 @@ std::optional<verdict> rounds_run::sample_index(case_round& cr, int i, bool& don
                                static_cast<std::uint64_t>(i) ^ 0x5a5a000000000000ULL);
   std::size_t keep_party = np;  // the candidate, when its sample i is to be rechecked
   std::vector<double> secs_of(np, -1.0);
+  std::vector<double> latency_of(np, -1.0);  // armed samples: go-to-end minus the figure
   // CPU time of processes outside this evaluation while sample i of every party ran: the evidence
   // on which sample i is set aside, for every party at once. No party decides it: not by a count
   // it reports (a party could drop its own slow samples), nor by one it can provoke (its own
@@ -199,7 +216,8 @@ std::optional<verdict> rounds_run::sample_index(case_round& cr, int i, bool& don
         return rule_verdict("timer_tamper", {cr.ctx + ": the worker reported " + std::to_string(s.seconds) +
                                              " s for a call that ended " + std::to_string(s.go_to_end_s) +
                                              " s after the controller's go"});
-      m_f.start_latency[p.name].push_back(s.go_to_end_s - s.seconds);
+      latency_of[q] = s.go_to_end_s - s.seconds;
+      m_f.start_latency[p.name].push_back(latency_of[q]);
     }
     m_f.wall_overhead.push_back(wall - s.seconds);
     secs_of[q] = s.seconds;
@@ -221,6 +239,7 @@ std::optional<verdict> rounds_run::sample_index(case_round& cr, int i, bool& don
   // saturated machine).
   const double foreign = window.foreign_seconds(m_hooks.processes());
   const bool disturbed = m_s.set_aside_by_load && foreign >= disturbance_share * since(window_t0);
+  if (!disturbed) note_start_latency_excess(latency_of);
   const bool over_budget = since(cr.t0) > cr.budget_s;
   bool all_enough = true;
   for (std::size_t q = 0; q < np; ++q) {

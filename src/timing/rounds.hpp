@@ -117,6 +117,9 @@ struct round_figures {
   // cpu, per party: the controller's go-to-end time minus the worker's figure, per sample (the
   // worker's start latency; a figure shrunk inside the worker shows here as the shrink).
   std::map<std::string, std::vector<double>> start_latency;
+  // cpu, per sample index not set aside by load: the candidate's start latency minus the largest
+  // baseline's at the same index, seconds.
+  std::vector<double> start_latency_excess;
   long disturbed_samples = 0;      // set aside by load (cpu)
   std::size_t used_disturbed = 0;  // of those, used because too few others came within the budget
   long throttled_samples = 0;      // cuda: under 0.9 x the round's median SM clock, discarded

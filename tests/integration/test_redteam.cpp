@@ -17,7 +17,9 @@
 
 namespace kjudge {
 // gtest prints the parameter of a failing test with this (found by argument-dependent lookup).
-inline void PrintTo(const corpus_entry& e, std::ostream* os) { *os << e.name << " (" << e.problem << ")"; }
+inline void PrintTo(const corpus_entry& e, std::ostream* os) {
+  *os << e.name << " (" << e.problem << ")";
+}
 }  // namespace kjudge
 
 namespace kjudge::test {
@@ -44,11 +46,13 @@ cli_run judge(const corpus_entry& e, std::vector<std::string> extra) {
   const auto json_path = test_dir() / ("redteam-" + test_name(e) + "-" + std::to_string(++counter) + ".json");
   // The problem's own hidden count: fewer cases would judge with a weaker judge than users get
   // (with 6 hidden cases for 6 distributions, an offset case could land only on a 1 x 1 shape).
-  std::vector<std::string> argv{KJUDGE_BIN, "eval", e.problem, e.file.string(), "--device", e.device,
-                                "--no-store", "-q", "--json", json_path.string()};
+  std::vector<std::string> argv{KJUDGE_BIN, "eval",       e.problem, e.file.string(), "--device",
+                                e.device,   "--no-store", "-q",      "--json",        json_path.string()};
   if (!e.dtype.empty()) argv.insert(argv.end(), {"--dtype", e.dtype});
-  if (e.timing) argv.insert(argv.end(), {"--budget", "1"});
-  else argv.push_back("--no-timing");
+  if (e.timing)
+    argv.insert(argv.end(), {"--budget", "1"});
+  else
+    argv.push_back("--no-timing");
   argv.insert(argv.end(), e.args.begin(), e.args.end());
   argv.insert(argv.end(), extra.begin(), extra.end());
   command_options o;
@@ -69,6 +73,16 @@ TEST_P(Attack, IsCaughtWithItsRule) {
   const cli_run c = judge(e, {});
   ASSERT_TRUE(c.result.is_object()) << "no result document; exit " << c.r.exit_status << ": " << c.r.output;
   const std::string st = status_of(c);
+  // The start-latency check is not applied on a loaded machine (a parallel test run): an attack
+  // only it catches is then not tested here, and the test says so.
+  const bool start_latency_only = e.expect.size() == 1 && e.expect[0].rule == "timer_tamper";
+  const nlohmann::json applied =
+      c.result.contains("timing") && c.result["timing"].is_object()
+          ? c.result["timing"].value("start_latency", nlohmann::json::object()).value("applied", nlohmann::json(true))
+          : nlohmann::json(true);
+  if (start_latency_only && (st == "ok_faster" || st == "ok_not_faster") && applied == false)
+    GTEST_SKIP() << e.name << ": the machine was too loaded for the start-latency check: "
+                 << c.result["timing"]["start_latency"].dump();
   if (e.harmless) {
     EXPECT_TRUE(st == "ok_faster" || st == "ok_not_faster") << st << ": " << c.result["verdict"].dump();
     EXPECT_EQ(c.r.exit_status, 0);
@@ -106,7 +120,8 @@ TEST(RedteamCorpus, ManifestsCoverTheCorpus) {
   EXPECT_GE(honest.size(), 20u);
   std::vector<std::string> listed;
   for (const auto& e : attacks) listed.push_back(e.file.filename().string());
-  for (const auto& f : std::filesystem::directory_iterator(std::filesystem::path(KJUDGE_TEST_DATA) / "redteam" / "cpu")) {
+  for (const auto& f :
+       std::filesystem::directory_iterator(std::filesystem::path(KJUDGE_TEST_DATA) / "redteam" / "cpu")) {
     EXPECT_NE(std::find(listed.begin(), listed.end(), f.path().filename().string()), listed.end())
         << f.path() << " is not in tests/redteam/manifest.toml";
     std::ifstream in(f.path());

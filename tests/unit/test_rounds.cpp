@@ -225,6 +225,9 @@ TEST(Rounds, ArmedSamplesKeepEachPartysStartLatencyAndBoundTheFigureByTheGo) {
     ASSERT_EQ(lat.at("candidate").size(), t.cand.seeds.size()) << "one per sample";
     for (const double x : lat.at("candidate")) EXPECT_NEAR(x, 30e-6, 1e-12);
     for (const double x : lat.at("baseline")) EXPECT_NEAR(x, 20e-6, 1e-12);
+    const auto& excess = r.value().start_latency_excess;
+    ASSERT_EQ(excess.size(), t.cand.seeds.size()) << "one per sample index every party completed";
+    for (const double x : excess) EXPECT_NEAR(x, 10e-6, 1e-12) << "the candidate's minus the baseline's";
   }
   {
     setup t;
@@ -240,6 +243,7 @@ TEST(Rounds, ArmedSamplesKeepEachPartysStartLatencyAndBoundTheFigureByTheGo) {
     auto r = run_rounds(t.parties, t.cases, t.s, t.hooks);
     ASSERT_TRUE(r.ok());
     EXPECT_TRUE(r.value().start_latency.empty());
+    EXPECT_TRUE(r.value().start_latency_excess.empty());
   }
 }
 
